@@ -1,0 +1,107 @@
+package dev.idem;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.Objects;
+
+/**
+ * A versioned digest of a request's identity: SHA-256 over named parts (method, route, query,
+ * content type, body…), each length-prefixed so that no two different part lists hash alike.
+ * A retry must produce the same fingerprint; the same key with another fingerprint is a misuse
+ * ({@code Mismatch}).
+ *
+ * <p>The text form is {@code v1:<64 hex digits>}. Canonicalising a body (JSON key order,
+ * whitespace) is the caller's job before {@link Builder#part(String, byte[])}.
+ */
+public final class Fingerprint {
+    static final String VERSION = "v1";
+
+    private final String value;
+
+    private Fingerprint(String value) {
+        this.value = value;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A fingerprint from its text form, as stored. */
+    public static Fingerprint parse(String text) {
+        if (text == null || !text.matches("v[0-9]+:[0-9a-f]{64}")) {
+            throw InvalidKeyException.of("fingerprint", "expected 'v<version>:<64 lowercase hex digits>'");
+        }
+        return new Fingerprint(text);
+    }
+
+    /** A fingerprint for operations whose identity is the key alone. */
+    public static Fingerprint none() {
+        return builder().build();
+    }
+
+    public String value() {
+        return value;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Fingerprint other && value.equals(other.value);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hashCode(value);
+    }
+
+    @Override
+    public String toString() {
+        return value;
+    }
+
+    /** Collects named parts in order. Not thread-safe; single use. */
+    public static final class Builder {
+        private final MessageDigest digest;
+        private boolean built;
+
+        private Builder() {
+            try {
+                digest = MessageDigest.getInstance("SHA-256");
+            } catch (NoSuchAlgorithmException e) {
+                throw new IllegalStateException("SHA-256 is required of every JDK", e);
+            }
+            update(VERSION.getBytes(StandardCharsets.US_ASCII));
+        }
+
+        public Builder part(String name, String value) {
+            Objects.requireNonNull(value, () -> "fingerprint part '" + name + "' is null");
+            return part(name, value.getBytes(StandardCharsets.UTF_8));
+        }
+
+        public Builder part(String name, byte[] value) {
+            Objects.requireNonNull(name, "fingerprint part name is null");
+            Objects.requireNonNull(value, () -> "fingerprint part '" + name + "' is null");
+            if (built) {
+                throw new IllegalStateException("fingerprint already built");
+            }
+            update(name.getBytes(StandardCharsets.UTF_8));
+            update(value);
+            return this;
+        }
+
+        private void update(byte[] bytes) {
+            digest.update(ByteBuffer.allocate(Integer.BYTES).putInt(bytes.length).array());
+            digest.update(bytes);
+        }
+
+        public Fingerprint build() {
+            if (built) {
+                throw new IllegalStateException("fingerprint already built");
+            }
+            built = true;
+            return new Fingerprint(VERSION + ":" + HexFormat.of().formatHex(digest.digest()));
+        }
+    }
+}

@@ -1,0 +1,265 @@
+package dev.idem;
+
+import dev.idem.internal.Backoff;
+import dev.idem.internal.SafeListener;
+import dev.idem.spi.ClaimOutcome;
+import dev.idem.spi.ClaimRequest;
+import dev.idem.spi.IdempotencyStore;
+import dev.idem.spi.RecordKey;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * Runs an operation at most once per (scope, key) over any {@link IdempotencyStore}; every other call
+ * with that key gets the first call's stored response, or is told it is still in progress.
+ *
+ * <pre>{@code
+ * Idem idem = Idem.builder().store(store).build();
+ * Outcome outcome = idem.execute(scope, key, fingerprint, execution -> {
+ *     String charge = execution.phase("charge", downstreamKey -> gateway.charge(downstreamKey, amount));
+ *     return StoredResponse.of(201, charge.getBytes(UTF_8));
+ * });
+ * }</pre>
+ *
+ * Immutable and thread-safe; the {@code with…} methods return adjusted copies (per-endpoint settings).
+ * Idem keeps no per-key state in the JVM: everything lives in the store.
+ */
+public final class Idem {
+    /** Polling while waiting for another call starts here and doubles up to the cap, with full jitter. */
+    private static final Duration WAIT_BACKOFF_BASE = Duration.ofMillis(10);
+    private static final Duration WAIT_BACKOFF_CAP = Duration.ofMillis(250);
+
+    private final IdempotencyStore store;
+    private final Duration lease;
+    private final Duration retention;
+    private final InFlightPolicy inFlightPolicy;
+    private final FailurePolicy failurePolicy;
+    private final Clock clock;
+    private final IdemListener listener;
+    private final int maxResponseBytes;
+    private final boolean renewLeases;
+
+    private Idem(Builder b) {
+        this.store = b.store;
+        this.lease = b.lease;
+        this.retention = b.retention;
+        this.inFlightPolicy = b.inFlightPolicy;
+        this.failurePolicy = b.failurePolicy;
+        this.clock = b.clock;
+        this.listener = b.listener instanceof SafeListener ? b.listener : new SafeListener(b.listener);
+        this.maxResponseBytes = b.maxResponseBytes;
+        this.renewLeases = b.renewLeases;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A builder holding this instance's settings, to derive a variant. */
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.store = store;
+        b.lease = lease;
+        b.retention = retention;
+        b.inFlightPolicy = inFlightPolicy;
+        b.failurePolicy = failurePolicy;
+        b.clock = clock;
+        b.listener = listener;
+        b.maxResponseBytes = maxResponseBytes;
+        b.renewLeases = renewLeases;
+        return b;
+    }
+
+    /**
+     * Runs {@code operation} if this call acquires the key, else answers with the stored response,
+     * an in-progress answer or a mismatch.
+     *
+     * <p>If the operation throws, or returns a response the failure policy does not store, the key is
+     * given back (released, or its lease ended if a phase finished) and the exception propagates:
+     * unchecked ones as they are, checked ones wrapped in {@link OperationFailedException}.
+     *
+     * @throws LeaseLostException if another owner took over before this one could complete; the
+     *                            response was not stored and the new owner's result stands
+     * @throws StoreException     if the store failed
+     */
+    public Outcome execute(Scope scope, IdempotencyKey key, Fingerprint fingerprint, Operation operation) {
+        Objects.requireNonNull(operation, "operation is null");
+        ClaimRequest request = new ClaimRequest(new RecordKey(scope, key), fingerprint, lease, retention);
+        Instant deadline = null;
+        Backoff backoff = null;
+        while (true) {
+            ClaimOutcome claim = store.claim(request);
+            if (claim instanceof ClaimOutcome.Acquired acquired) {
+                return new RunningExecution(this, request.id(), acquired).run(operation);
+            }
+            if (claim instanceof ClaimOutcome.Replay replay) {
+                listener.replayed(scope);
+                return new Outcome.Replayed(replay.response());
+            }
+            if (claim instanceof ClaimOutcome.Mismatch) {
+                listener.mismatch(scope);
+                return new Outcome.Mismatch();
+            }
+            Duration retryAfter = ((ClaimOutcome.InProgress) claim).retryAfter();
+            if (deadline == null) {
+                listener.conflict(scope);
+                if (!inFlightPolicy.waits()) {
+                    return new Outcome.InProgress(retryAfter);
+                }
+                deadline = clock.instant().plus(inFlightPolicy.maxWait());
+                backoff = new Backoff(WAIT_BACKOFF_BASE, WAIT_BACKOFF_CAP);
+            }
+            Duration left = Duration.between(clock.instant(), deadline);
+            if (left.isNegative() || left.isZero() || !sleep(min(backoff.next(), left))) {
+                return new Outcome.InProgress(retryAfter);
+            }
+        }
+    }
+
+    private static Duration min(Duration a, Duration b) {
+        return a.compareTo(b) <= 0 ? a : b;
+    }
+
+    private static boolean sleep(Duration duration) {
+        try {
+            Thread.sleep(Math.max(1, duration.toMillis()));
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    IdempotencyStore store() {
+        return store;
+    }
+
+    Duration lease() {
+        return lease;
+    }
+
+    Duration retention() {
+        return retention;
+    }
+
+    FailurePolicy failurePolicy() {
+        return failurePolicy;
+    }
+
+    IdemListener listener() {
+        return listener;
+    }
+
+    int maxResponseBytes() {
+        return maxResponseBytes;
+    }
+
+    boolean renewLeases() {
+        return renewLeases;
+    }
+
+    @Override
+    public String toString() {
+        return "Idem[store=" + store.getClass().getSimpleName() + ", lease=" + lease + ", retention=" + retention
+                + ", inFlight=" + inFlightPolicy + ", " + failurePolicy + ", maxResponseBytes=" + maxResponseBytes
+                + ", renewLeases=" + renewLeases + "]";
+    }
+
+    /** Validates each setting as it is set; {@link #build()} checks what depends on several. */
+    public static final class Builder {
+        private IdempotencyStore store;
+        private Duration lease = Duration.ofSeconds(30);
+        private Duration retention = Duration.ofHours(24);
+        private InFlightPolicy inFlightPolicy = InFlightPolicy.reject();
+        private FailurePolicy failurePolicy = FailurePolicy.defaults();
+        private Clock clock = Clock.systemUTC();
+        private IdemListener listener = IdemListener.noop();
+        private int maxResponseBytes = 8 * 1024 * 1024;
+        private boolean renewLeases = true;
+
+        private Builder() {
+        }
+
+        /** Required. */
+        public Builder store(IdempotencyStore store) {
+            this.store = Objects.requireNonNull(store, "store is null");
+            return this;
+        }
+
+        /**
+         * How long an owner may run (between renewals) before a retry may take over. Default 30 s.
+         * Longer means a crashed owner's key stays blocked longer; shorter means more renewals.
+         */
+        public Builder lease(Duration lease) {
+            this.lease = positive("lease", lease);
+            if (lease.toMillis() < 1) {
+                throw new IllegalArgumentException("lease must be at least 1 ms, was " + lease);
+            }
+            return this;
+        }
+
+        /** How long a completed response is kept for replay. Default 24 h. */
+        public Builder retention(Duration retention) {
+            this.retention = positive("retention", retention);
+            return this;
+        }
+
+        /** Default {@link InFlightPolicy#reject()}. */
+        public Builder inFlightPolicy(InFlightPolicy policy) {
+            this.inFlightPolicy = Objects.requireNonNull(policy, "inFlightPolicy is null");
+            return this;
+        }
+
+        /** Default {@link FailurePolicy#defaults()}: store statuses below 500. */
+        public Builder failurePolicy(FailurePolicy policy) {
+            this.failurePolicy = Objects.requireNonNull(policy, "failurePolicy is null");
+            return this;
+        }
+
+        /** The clock for waiting deadlines. Leases are judged by the store's clock, not this one. */
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock is null");
+            return this;
+        }
+
+        public Builder listener(IdemListener listener) {
+            this.listener = Objects.requireNonNull(listener, "listener is null");
+            return this;
+        }
+
+        /** Responses with a larger body are not stored; the call fails with {@link ResponseTooLargeException}. Default 8 MiB. */
+        public Builder maxResponseBytes(int maxResponseBytes) {
+            if (maxResponseBytes < 0) {
+                throw new IllegalArgumentException("maxResponseBytes must not be negative, was " + maxResponseBytes);
+            }
+            this.maxResponseBytes = maxResponseBytes;
+            return this;
+        }
+
+        /** Renew the lease every third of its length while an operation runs. Default true. */
+        public Builder renewLeases(boolean renewLeases) {
+            this.renewLeases = renewLeases;
+            return this;
+        }
+
+        public Idem build() {
+            if (store == null) {
+                throw new IllegalStateException("store is required: Idem.builder().store(...)");
+            }
+            if (retention.compareTo(lease) < 0) {
+                throw new IllegalStateException("retention (" + retention + ") must not be shorter than the lease (" + lease + ")");
+            }
+            return new Idem(this);
+        }
+
+        private static Duration positive(String name, Duration value) {
+            Objects.requireNonNull(value, () -> name + " is null");
+            if (value.isNegative() || value.isZero()) {
+                throw new IllegalArgumentException(name + " must be positive, was " + value);
+            }
+            return value;
+        }
+    }
+}

@@ -1,0 +1,48 @@
+package dev.idem;
+
+/**
+ * Hooks for metrics and tracing. Every method defaults to doing nothing; an exception thrown by a
+ * listener is logged and otherwise ignored, so a faulty listener cannot break an execution. Events
+ * carry the scope, never the key's value.
+ */
+public interface IdemListener {
+
+    /** This call acquired the key and will run the operation. */
+    default void claimed(Scope scope, int attempt) {
+    }
+
+    /** This call took over a key whose owner's lease ran out. */
+    default void takeover(Scope scope, int attempt) {
+    }
+
+    /** A stored response was replayed. */
+    default void replayed(Scope scope) {
+    }
+
+    /** The key was held by another call (reported once per call that found it so). */
+    default void conflict(Scope scope) {
+    }
+
+    /** The key was reused with another fingerprint. */
+    default void mismatch(Scope scope) {
+    }
+
+    /** A write was rejected because another owner holds the key now. */
+    default void leaseLost(Scope scope) {
+    }
+
+    /** The sweeper deleted {@code count} expired records. */
+    default void purged(int count) {
+    }
+
+    static IdemListener noop() {
+        return NoopListener.INSTANCE;
+    }
+}
+
+final class NoopListener implements IdemListener {
+    static final NoopListener INSTANCE = new NoopListener();
+
+    private NoopListener() {
+    }
+}

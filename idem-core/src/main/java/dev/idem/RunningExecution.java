@@ -1,0 +1,178 @@
+package dev.idem;
+
+import dev.idem.internal.LeaseKeeper;
+import dev.idem.internal.PhaseLog;
+import dev.idem.spi.ClaimOutcome;
+import dev.idem.spi.IdempotencyStore;
+import dev.idem.spi.RecordKey;
+import dev.idem.spi.RecoveryPoint;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** One owner's run of an operation: phases, checkpoints, lease renewal and the final write. */
+final class RunningExecution implements Execution {
+    private static final int MAX_PHASE_NAME = 64;
+
+    private final Idem idem;
+    private final IdempotencyStore store;
+    private final RecordKey id;
+    private final long token;
+    private final int attempt;
+    private final Map<String, byte[]> finishedPhases = new LinkedHashMap<>();
+    private final boolean resumed;
+    private volatile boolean leaseLost;
+
+    RunningExecution(Idem idem, RecordKey id, ClaimOutcome.Acquired acquired) {
+        this.idem = idem;
+        this.store = idem.store();
+        this.id = id;
+        this.token = acquired.token();
+        this.attempt = acquired.attempt();
+        acquired.recoveryPoint().ifPresent(point -> finishedPhases.putAll(PhaseLog.decode(point.state())));
+        this.resumed = !finishedPhases.isEmpty();
+    }
+
+    Outcome run(Operation operation) {
+        idem.listener().claimed(id.scope(), attempt);
+        if (attempt > 1) {
+            idem.listener().takeover(id.scope(), attempt);
+        }
+        StoredResponse response;
+        try (LeaseKeeper ignored = idem.renewLeases() ? LeaseKeeper.start(store, id, token, idem.lease(), this::onLeaseLost) : null) {
+            response = operation.run(this);
+            if (response == null) {
+                throw new IllegalStateException("operation for scope '" + id.scope() + "' returned null; return a StoredResponse");
+            }
+            if (response.bodyLength() > idem.maxResponseBytes()) {
+                throw ResponseTooLargeException.of(id.scope(), response.bodyLength(), idem.maxResponseBytes());
+            }
+        } catch (Throwable failure) {
+            giveBack(failure);
+            throw propagate(failure);
+        }
+        if (!idem.failurePolicy().stores(response)) {
+            giveBack(null);
+            return new Outcome.Executed(response, false, attempt);
+        }
+        try {
+            store.complete(id, token, response, idem.retention());
+        } catch (LeaseLostException e) {
+            idem.listener().leaseLost(id.scope());
+            throw e;
+        }
+        return new Outcome.Executed(response, true, attempt);
+    }
+
+    /**
+     * Frees the key for the next call: deleted when nothing finished, so it re-executes; otherwise
+     * its lease is ended so the next call resumes after the last checkpoint.
+     */
+    private void giveBack(Throwable failure) {
+        try {
+            if (finishedPhases.isEmpty()) {
+                store.release(id, token);
+            } else {
+                store.renew(id, token, Duration.ZERO);
+            }
+        } catch (LeaseLostException lost) {
+            idem.listener().leaseLost(id.scope());
+            if (failure != null) {
+                failure.addSuppressed(lost);
+            }
+        } catch (RuntimeException storeFailure) {
+            // The lease will run out on its own and a retry will take over.
+            if (failure != null) {
+                failure.addSuppressed(storeFailure);
+            } else {
+                throw storeFailure;
+            }
+        }
+    }
+
+    private RuntimeException propagate(Throwable failure) {
+        if (failure instanceof RuntimeException runtime) {
+            return runtime;
+        }
+        if (failure instanceof Error error) {
+            throw error;
+        }
+        return new OperationFailedException(id.scope(), (Exception) failure);
+    }
+
+    private void onLeaseLost() {
+        leaseLost = true;
+        idem.listener().leaseLost(id.scope());
+    }
+
+    @Override
+    public Scope scope() {
+        return id.scope();
+    }
+
+    @Override
+    public int attempt() {
+        return attempt;
+    }
+
+    @Override
+    public boolean resumed() {
+        return resumed;
+    }
+
+    @Override
+    public <T> T phase(String name, PhaseCodec<T> codec, PhaseAction<T> action) throws Exception {
+        checkPhaseName(name);
+        byte[] earlier = finishedPhases.get(name);
+        if (earlier != null) {
+            return codec.decode(earlier);
+        }
+        ensureOwned();
+        T result = action.run(downstreamKey(name));
+        byte[] encoded = codec.encode(result);
+        Map<String, byte[]> next = new LinkedHashMap<>(finishedPhases);
+        next.put(name, encoded);
+        try {
+            store.checkpoint(id, token, RecoveryPoint.of(name, PhaseLog.encode(next)));
+        } catch (LeaseLostException e) {
+            onLeaseLost();
+            throw e;
+        }
+        finishedPhases.put(name, encoded);
+        return result;
+    }
+
+    @Override
+    public String downstreamKey(String phase) {
+        checkPhaseName(phase);
+        try {
+            MessageDigest sha = MessageDigest.getInstance("SHA-256");
+            for (String part : new String[] {id.scope().value(), id.key().value(), phase}) {
+                sha.update(part.getBytes(StandardCharsets.UTF_8));
+                sha.update((byte) 0);
+            }
+            return phase + "-" + HexFormat.of().formatHex(sha.digest(), 0, 20);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is required of every JDK", e);
+        }
+    }
+
+    @Override
+    public void ensureOwned() {
+        if (leaseLost) {
+            throw LeaseLostException.staleToken(id.scope(), token, "phase");
+        }
+    }
+
+    private static void checkPhaseName(String name) {
+        try {
+            IdempotencyKey.checkVisibleAscii("phase name", name == null ? "" : name, MAX_PHASE_NAME);
+        } catch (InvalidKeyException e) {
+            throw new IllegalArgumentException(e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,67 @@
+package dev.idem;
+
+import java.util.Objects;
+
+/**
+ * The namespace of a key: who asked (principal) and for what (operation, e.g. {@code POST /payments}).
+ * The same key under another scope is another record, so a replay never crosses principals.
+ *
+ * <p>Scopes appear in exception messages and metrics, so they must not carry secrets: pass a
+ * principal's id, or a hash of a credential, never the credential itself.
+ */
+public final class Scope {
+    public static final int MAX_LENGTH = 512;
+    private static final char SEPARATOR = ' ';
+
+    private final String value;
+
+    private Scope(String value) {
+        this.value = value;
+    }
+
+    /** A scope made of a principal and an operation, e.g. {@code Scope.of("user-42", "POST /payments")}. */
+    public static Scope of(String principal, String operation) {
+        checkPart("scope principal", principal);
+        checkPart("scope operation", operation);
+        return parse(principal + SEPARATOR + operation);
+    }
+
+    /** A scope from its stored form ({@link #value()}). */
+    public static Scope parse(String value) {
+        checkPart("scope", value);
+        if (value.length() > MAX_LENGTH) {
+            throw InvalidKeyException.of("scope", "it has " + value.length() + " characters; at most " + MAX_LENGTH + " are allowed");
+        }
+        return new Scope(value);
+    }
+
+    private static void checkPart(String what, String part) {
+        if (part == null || part.isEmpty()) {
+            throw InvalidKeyException.of(what, "it is missing or empty");
+        }
+        for (int i = 0; i < part.length(); i++) {
+            if (Character.isISOControl(part.charAt(i))) {
+                throw InvalidKeyException.of(what, "a control character at position " + i);
+            }
+        }
+    }
+
+    public String value() {
+        return value;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Scope other && value.equals(other.value);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(value);
+    }
+
+    @Override
+    public String toString() {
+        return value;
+    }
+}

@@ -1,0 +1,58 @@
+package dev.idem.internal;
+
+import dev.idem.IdemListener;
+import dev.idem.Scope;
+
+/** Calls a user's listener and swallows (logs) what it throws: observability must not change outcomes. */
+public final class SafeListener implements IdemListener {
+    private static final System.Logger LOG = System.getLogger("dev.idem.listener");
+
+    private final IdemListener delegate;
+
+    public SafeListener(IdemListener delegate) {
+        this.delegate = delegate;
+    }
+
+    private void guard(String event, Runnable call) {
+        try {
+            call.run();
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "idem listener failed on " + event + "; ignored", e);
+        }
+    }
+
+    @Override
+    public void claimed(Scope scope, int attempt) {
+        guard("claimed", () -> delegate.claimed(scope, attempt));
+    }
+
+    @Override
+    public void takeover(Scope scope, int attempt) {
+        guard("takeover", () -> delegate.takeover(scope, attempt));
+    }
+
+    @Override
+    public void replayed(Scope scope) {
+        guard("replayed", () -> delegate.replayed(scope));
+    }
+
+    @Override
+    public void conflict(Scope scope) {
+        guard("conflict", () -> delegate.conflict(scope));
+    }
+
+    @Override
+    public void mismatch(Scope scope) {
+        guard("mismatch", () -> delegate.mismatch(scope));
+    }
+
+    @Override
+    public void leaseLost(Scope scope) {
+        guard("leaseLost", () -> delegate.leaseLost(scope));
+    }
+
+    @Override
+    public void purged(int count) {
+        guard("purged", () -> delegate.purged(count));
+    }
+}

@@ -1,0 +1,95 @@
+package dev.idem.spi;
+
+import dev.idem.LeaseLostException;
+import dev.idem.StoreException;
+import dev.idem.StoredResponse;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * Durable storage of idempotency records, one per {@link RecordKey}. The engine owns all policy;
+ * a store only has to keep the following contract, which {@code dev.idem.testing.IdempotencyStoreContract}
+ * checks against every implementation.
+ *
+ * <h2>States</h2>
+ * <pre>
+ * absent ──claim──▶ IN_PROGRESS(token, lease, recovery point) ──complete(token)──▶ COMPLETED(response) ──expiry──▶ absent
+ * IN_PROGRESS ──release(token)──▶ absent
+ * IN_PROGRESS, lease over ──claim──▶ IN_PROGRESS(token' > token, same recovery point)      (takeover)
+ * </pre>
+ *
+ * <h2>Contract</h2>
+ * <ol>
+ * <li><b>Atomic claim.</b> Among any number of concurrent {@link #claim} calls for one record, at most
+ *     one answers {@link ClaimOutcome.Acquired}; the others answer {@code InProgress}, {@code Replay}
+ *     or {@code Mismatch} as the record stands. A store never decides by reading and then writing in
+ *     two steps another caller can interleave.</li>
+ * <li><b>Fencing.</b> Each acquisition of a record gets a token larger than every earlier token of
+ *     that record. {@link #checkpoint}, {@link #complete}, {@link #release} and {@link #renew} take
+ *     effect only if the record is IN_PROGRESS with exactly that token; otherwise they change nothing
+ *     and throw {@link LeaseLostException}. Holding the current token is enough: an owner whose lease
+ *     ran out may still complete as long as nobody took over.</li>
+ * <li><b>Leases on the store's clock.</b> Whether a lease is over is judged by the store's own
+ *     clock where it has one (the database's {@code now()}, Redis' {@code TIME}), so application
+ *     instances with skewed clocks agree.</li>
+ * <li><b>Takeover.</b> A claim with the record's fingerprint on an IN_PROGRESS record whose lease is
+ *     over acquires it with a larger token and {@code attempt + 1}, and returns the last recovery
+ *     point unchanged.</li>
+ * <li><b>Fingerprints.</b> A claim whose fingerprint differs from a live record's answers
+ *     {@code Mismatch} and changes nothing, whatever the record's state.</li>
+ * <li><b>Replay.</b> A claim on a COMPLETED record with the same fingerprint answers {@code Replay}
+ *     with the stored response equal, byte for byte, to the one completed (status, headers in order,
+ *     body), including empty bodies and bodies of several MiB.</li>
+ * <li><b>Expiry.</b> A record whose retention has passed (and, if IN_PROGRESS, whose lease is over)
+ *     behaves as absent for {@link #claim} and {@link #find}; {@link #purge} deletes such records
+ *     and only those.</li>
+ * <li><b>Atomic writes.</b> Every operation either fully happens or not at all. A failure to reach
+ *     the store throws {@link StoreException} and leaves no partial record.</li>
+ * </ol>
+ *
+ * <p>Implementations are thread-safe. Arguments are validated by the value types; stores need not
+ * check them again.
+ */
+public interface IdempotencyStore {
+
+    /** Tries to own the record; see the class contract for the four answers. */
+    ClaimOutcome claim(ClaimRequest request);
+
+    /**
+     * Stores where a resumed owner should continue. Replaces any earlier recovery point.
+     *
+     * @throws LeaseLostException if {@code token} is not the record's current token
+     */
+    void checkpoint(RecordKey id, long token, RecoveryPoint point);
+
+    /**
+     * Stores the response, ends the lease and keeps the record for {@code retention} from now.
+     *
+     * @throws LeaseLostException if {@code token} is not the record's current token
+     */
+    void complete(RecordKey id, long token, StoredResponse response, Duration retention);
+
+    /**
+     * Deletes the record so that the next claim starts afresh: for a failure before any side effect.
+     *
+     * @throws LeaseLostException if {@code token} is not the record's current token
+     */
+    void release(RecordKey id, long token);
+
+    /**
+     * Sets the lease to end {@code lease} from now. {@link Duration#ZERO} ends it at once, which hands
+     * the record and its recovery point to the next claimer (yield after a failure past a checkpoint).
+     *
+     * @throws LeaseLostException if {@code token} is not the record's current token
+     */
+    void renew(RecordKey id, long token, Duration lease);
+
+    /**
+     * Deletes up to {@code limit} expired records (see Expiry) and returns how many it deleted. A
+     * return below {@code limit} means none were left at that moment. Never deletes a live record.
+     */
+    int purge(int limit);
+
+    /** The record as it stands, or empty if absent or expired. */
+    Optional<IdempotencyRecord> find(RecordKey id);
+}

@@ -1,0 +1,46 @@
+package dev.idem.jdbc;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.Locale;
+
+/**
+ * A database's SQL for idem, as data: the statements in {@code dev/idem/jdbc/<name>/statements.sql}
+ * and numbered migrations {@code V<n>__<description>.sql} beside them. Adding a database means
+ * adding one folder and one constant.
+ */
+public enum Dialect {
+    POSTGRESQL("postgresql", "PostgreSQL"),
+    SQLITE("sqlite", "SQLite");
+
+    private final String folder;
+    private final String displayName;
+
+    Dialect(String folder, String displayName) {
+        this.folder = folder;
+        this.displayName = displayName;
+    }
+
+    /** The dialect for the connection's database, from its product name. */
+    public static Dialect detect(Connection connection) throws SQLException {
+        String product = connection.getMetaData().getDatabaseProductName();
+        String normalized = product == null ? "" : product.toLowerCase(Locale.ROOT);
+        if (normalized.contains("postgres")) {
+            return POSTGRESQL;
+        }
+        if (normalized.contains("sqlite")) {
+            return SQLITE;
+        }
+        throw new IllegalArgumentException("idem has no dialect for database '" + product
+                + "'; supported: PostgreSQL, SQLite");
+    }
+
+    /** Resource folder holding this dialect's SQL, e.g. {@code dev/idem/jdbc/postgresql/}. */
+    public String resourceFolder() {
+        return "dev/idem/jdbc/" + folder + "/";
+    }
+
+    public String displayName() {
+        return displayName;
+    }
+}

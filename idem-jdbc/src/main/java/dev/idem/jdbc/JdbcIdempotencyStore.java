@@ -1,0 +1,375 @@
+package dev.idem.jdbc;
+
+import dev.idem.Fingerprint;
+import dev.idem.LeaseLostException;
+import dev.idem.Scope;
+import dev.idem.StoreException;
+import dev.idem.StoredResponse;
+import dev.idem.jdbc.internal.HeaderCodec;
+import dev.idem.jdbc.internal.SqlStatements;
+import dev.idem.jdbc.internal.Tables;
+import dev.idem.spi.ClaimOutcome;
+import dev.idem.spi.ClaimRequest;
+import dev.idem.spi.IdempotencyRecord;
+import dev.idem.spi.IdempotencyStore;
+import dev.idem.spi.RecordKey;
+import dev.idem.spi.RecordState;
+import dev.idem.spi.RecoveryPoint;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.Optional;
+import javax.sql.DataSource;
+
+/**
+ * An {@link IdempotencyStore} in one table of any JDBC database idem has a {@link Dialect} for.
+ *
+ * <p>A claim is one {@code INSERT … ON CONFLICT DO UPDATE … WHERE <takeover allowed> RETURNING}: a new
+ * key, a released or expired record, or a takeover after the lease is over all acquire in that one
+ * statement, with the lease judged by the database's clock. Only when it returns no row (the record
+ * is live) does a second statement read the record to answer replay, in progress or mismatch.
+ * Every later write is an {@code UPDATE … WHERE token = ?}: a stale owner's write matches nothing.
+ *
+ * <p>Each call borrows a connection from the {@link DataSource} and returns it at once; pool it
+ * (HikariCP). Create the table with {@link #migrate()} or by running the dialect's plain SQL files.
+ */
+public final class JdbcIdempotencyStore implements IdempotencyStore {
+    /** A live record read between a conflict and a concurrent release/purge is re-claimed; this bounds that loop. */
+    private static final int MAX_CLAIM_ROUNDS = 16;
+
+    private final DataSource dataSource;
+    private final Dialect dialect;
+    private final String tableName;
+    private final SqlStatements sql;
+    private final String name;
+
+    private JdbcIdempotencyStore(DataSource dataSource, Dialect dialect, String tableName) {
+        this.dataSource = dataSource;
+        this.dialect = dialect;
+        this.tableName = tableName;
+        this.sql = SqlStatements.load(dialect.resourceFolder() + "statements.sql", tableName);
+        this.name = dialect.displayName() + " store";
+    }
+
+    public static Builder builder(DataSource dataSource) {
+        return new Builder(dataSource);
+    }
+
+    public Dialect dialect() {
+        return dialect;
+    }
+
+    public String tableName() {
+        return tableName;
+    }
+
+    DataSource dataSource() {
+        return dataSource;
+    }
+
+    /** Creates or upgrades the table by applying the dialect's migrations not yet applied; safe to run concurrently. */
+    public void migrate() {
+        try (Connection connection = dataSource.getConnection()) {
+            new Migrator(dialect, sql, tableName).migrate(connection);
+        } catch (SQLException e) {
+            throw failure("migrate", null, e);
+        }
+    }
+
+    // ---- SPI, one connection per call ------------------------------------------------------
+
+    @Override
+    public ClaimOutcome claim(ClaimRequest request) {
+        return inConnection("claim", request.id().scope(), c -> claim(c, request));
+    }
+
+    @Override
+    public void checkpoint(RecordKey id, long token, RecoveryPoint point) {
+        inConnection("checkpoint", id.scope(), c -> {
+            update(c, "checkpoint", id, token, point.phase(), point.state());
+            return null;
+        });
+    }
+
+    @Override
+    public void complete(RecordKey id, long token, StoredResponse response, Duration retention) {
+        requirePositive("retention", retention);
+        inConnection("complete", id.scope(), c -> {
+            complete(c, id, token, response, retention);
+            return null;
+        });
+    }
+
+    @Override
+    public void release(RecordKey id, long token) {
+        inConnection("release", id.scope(), c -> {
+            update(c, "release", id, token);
+            return null;
+        });
+    }
+
+    @Override
+    public void renew(RecordKey id, long token, Duration lease) {
+        Objects.requireNonNull(lease, "lease is null");
+        if (lease.isNegative()) {
+            throw new IllegalArgumentException("lease must not be negative, was " + lease);
+        }
+        inConnection("renew", id.scope(), c -> {
+            update(c, "renew", id, token, lease.toMillis());
+            return null;
+        });
+    }
+
+    @Override
+    public int purge(int limit) {
+        if (limit < 1) {
+            throw new IllegalArgumentException("purge limit must be at least 1, was " + limit);
+        }
+        return inConnection("purge", null, c -> {
+            try (PreparedStatement ps = c.prepareStatement(sql.get("purge"))) {
+                ps.setInt(1, limit);
+                return ps.executeUpdate();
+            }
+        });
+    }
+
+    @Override
+    public Optional<IdempotencyRecord> find(RecordKey id) {
+        return inConnection("find", id.scope(), c -> {
+            try (PreparedStatement ps = c.prepareStatement(sql.get("find"))) {
+                ps.setString(1, id.scope().value());
+                ps.setString(2, id.key().value());
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() ? Optional.of(readRecord(id, rs)) : Optional.empty();
+                }
+            }
+        });
+    }
+
+    // ---- on a caller's connection (also used by the transactional mode) ---------------------
+
+    ClaimOutcome claim(Connection c, ClaimRequest request) throws SQLException {
+        for (int round = 0; round < MAX_CLAIM_ROUNDS; round++) {
+            ClaimOutcome.Acquired acquired = tryAcquire(c, request);
+            if (acquired != null) {
+                return acquired;
+            }
+            ClaimOutcome live = lookup(c, request);
+            if (live != null) {
+                return live;
+            }
+            // The record was released, purged or its lease ended between the two statements: go again.
+        }
+        throw new SQLException("claim did not settle after " + MAX_CLAIM_ROUNDS + " rounds of concurrent changes");
+    }
+
+    private ClaimOutcome.Acquired tryAcquire(Connection c, ClaimRequest request) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql.get("claim"))) {
+            ps.setString(1, request.id().scope().value());
+            ps.setString(2, request.id().key().value());
+            ps.setString(3, request.fingerprint().value());
+            ps.setLong(4, request.lease().toMillis());
+            ps.setLong(5, request.retention().toMillis());
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    return null;
+                }
+                return new ClaimOutcome.Acquired(rs.getLong(1), rs.getInt(2), recoveryPoint(rs.getString(3), rs.getBytes(4)));
+            }
+        }
+    }
+
+    /** Reads a live record to answer a claim that did not acquire; {@code null} if it is not live any more. */
+    private ClaimOutcome lookup(Connection c, ClaimRequest request) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql.get("lookup"))) {
+            ps.setString(1, request.id().scope().value());
+            ps.setString(2, request.id().key().value());
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next() || rs.getBoolean("expired")) {
+                    return null;
+                }
+                RecordState state = state(rs.getInt("state"));
+                if (state == null) {
+                    return null;
+                }
+                if (!request.fingerprint().value().equals(rs.getString("fingerprint"))) {
+                    return new ClaimOutcome.Mismatch();
+                }
+                if (state == RecordState.COMPLETED) {
+                    return new ClaimOutcome.Replay(response(rs));
+                }
+                long leaseLeft = rs.getLong("lease_left");
+                return leaseLeft > 0 ? new ClaimOutcome.InProgress(Duration.ofMillis(leaseLeft)) : null;
+            }
+        }
+    }
+
+    void complete(Connection c, RecordKey id, long token, StoredResponse response, Duration retention) throws SQLException {
+        update(c, "complete", id, token, response.status(), HeaderCodec.encode(response.headers()), response.body(), retention.toMillis());
+    }
+
+    /** Runs a token-conditional write; no row matched means the token is stale. */
+    private void update(Connection c, String statement, RecordKey id, long token, Object... leading) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql.get(statement))) {
+            int i = 1;
+            for (Object value : leading) {
+                ps.setObject(i++, value);
+            }
+            ps.setString(i++, id.scope().value());
+            ps.setString(i++, id.key().value());
+            ps.setLong(i, token);
+            if (ps.executeUpdate() == 0) {
+                throw LeaseLostException.staleToken(id.scope(), token, statement);
+            }
+        }
+    }
+
+    // ---- reading rows -----------------------------------------------------------------------
+
+    private IdempotencyRecord readRecord(RecordKey id, ResultSet rs) throws SQLException {
+        RecordState state = state(rs.getInt("state"));
+        Optional<StoredResponse> response = state == RecordState.COMPLETED ? Optional.of(response(rs)) : Optional.empty();
+        return new IdempotencyRecord(id, Fingerprint.parse(rs.getString("fingerprint")), state,
+                rs.getLong("token"), rs.getInt("attempt"),
+                Instant.ofEpochMilli(rs.getLong("lease_until")), Instant.ofEpochMilli(rs.getLong("expires_at")),
+                recoveryPoint(rs.getString("recovery_phase"), rs.getBytes("recovery_state")), response);
+    }
+
+    private static StoredResponse response(ResultSet rs) throws SQLException {
+        byte[] body = rs.getBytes("body");
+        return StoredResponse.of(rs.getInt("status"), HeaderCodec.decode(rs.getString("headers")), body == null ? new byte[0] : body);
+    }
+
+    private static Optional<RecoveryPoint> recoveryPoint(String phase, byte[] state) {
+        return phase == null ? Optional.empty() : Optional.of(RecoveryPoint.of(phase, state == null ? new byte[0] : state));
+    }
+
+    /** 0 and 1 are live states; 2 (released) reads as absent. */
+    private static RecordState state(int code) {
+        switch (code) {
+            case 0:
+                return RecordState.IN_PROGRESS;
+            case 1:
+                return RecordState.COMPLETED;
+            default:
+                return null;
+        }
+    }
+
+    // ---- connections and errors -------------------------------------------------------------
+
+    @FunctionalInterface
+    interface SqlWork<T> {
+        T run(Connection connection) throws SQLException;
+    }
+
+    private <T> T inConnection(String operation, Scope scope, SqlWork<T> work) {
+        try (Connection c = dataSource.getConnection()) {
+            if (c.getAutoCommit()) {
+                return work.run(c);
+            }
+            // A pool configured without auto-commit: make each call its own transaction.
+            try {
+                T result = work.run(c);
+                c.commit();
+                return result;
+            } catch (SQLException | RuntimeException e) {
+                c.rollback();
+                throw e;
+            }
+        } catch (SQLException e) {
+            throw failure(operation, scope, e);
+        }
+    }
+
+    StoreException failure(String operation, Scope scope, SQLException e) {
+        return StoreException.failed(name, operation, scope, new SQLException(firstLine(e), e.getSQLState(), e));
+    }
+
+    /** Drivers append details (PostgreSQL: "Detail: Key (…)=(…)") that may quote a key; keep the first line. */
+    private static String firstLine(SQLException e) {
+        String message = String.valueOf(e.getMessage());
+        int newline = message.indexOf('\n');
+        String first = newline < 0 ? message : message.substring(0, newline);
+        return e.getSQLState() == null ? first : first + " [SQLState " + e.getSQLState() + "]";
+    }
+
+    private static void requirePositive(String name, Duration value) {
+        Objects.requireNonNull(value, () -> name + " is null");
+        if (value.isNegative() || value.isZero()) {
+            throw new IllegalArgumentException(name + " must be positive, was " + value);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "JdbcIdempotencyStore[" + dialect.displayName() + ", table=" + tableName + "]";
+    }
+
+    /** Settings of a {@link JdbcIdempotencyStore}. */
+    public static final class Builder {
+        private final DataSource dataSource;
+        private Dialect dialect;
+        private String tableName = Tables.DEFAULT_RECORD_TABLE;
+
+        private Builder(DataSource dataSource) {
+            this.dataSource = Objects.requireNonNull(dataSource, "dataSource is null");
+        }
+
+        /** Default: detected from the database's product name at {@link #build()}. */
+        public Builder dialect(Dialect dialect) {
+            this.dialect = Objects.requireNonNull(dialect, "dialect is null");
+            return this;
+        }
+
+        /** Default {@code idem_record}. A lower-case SQL identifier. */
+        public Builder tableName(String tableName) {
+            this.tableName = Tables.checkName(tableName);
+            return this;
+        }
+
+        /**
+         * Builds the store, detecting the dialect if none was set and, on SQLite, checking the
+         * settings idem relies on.
+         *
+         * @throws StoreException        if the database cannot be reached
+         * @throws IllegalStateException if SQLite is not in WAL mode with synchronous=FULL and a busy timeout
+         */
+        public JdbcIdempotencyStore build() {
+            try (Connection c = dataSource.getConnection()) {
+                Dialect chosen = dialect != null ? dialect : Dialect.detect(c);
+                if (chosen == Dialect.SQLITE) {
+                    checkSqliteSettings(c);
+                }
+                return new JdbcIdempotencyStore(dataSource, chosen, tableName);
+            } catch (SQLException e) {
+                throw StoreException.failed("JDBC store", "connect", null, e);
+            }
+        }
+
+        private static void checkSqliteSettings(Connection c) throws SQLException {
+            try (Statement st = c.createStatement()) {
+                String journal = single(st, "PRAGMA journal_mode");
+                String synchronous = single(st, "PRAGMA synchronous");
+                String busy = single(st, "PRAGMA busy_timeout");
+                boolean memory = "memory".equalsIgnoreCase(journal);
+                if (!memory && !"wal".equalsIgnoreCase(journal) || !"2".equals(synchronous) && !"3".equals(synchronous) || "0".equals(busy)) {
+                    throw new IllegalStateException("SQLite must run with journal_mode=WAL, synchronous=FULL and a busy timeout"
+                            + " (found journal_mode=" + journal + ", synchronous=" + synchronous + ", busy_timeout=" + busy
+                            + "); open it with Sqlite.url(path)");
+                }
+            }
+        }
+
+        private static String single(Statement st, String pragma) throws SQLException {
+            try (ResultSet rs = st.executeQuery(pragma)) {
+                return rs.next() ? rs.getString(1) : "";
+            }
+        }
+    }
+}

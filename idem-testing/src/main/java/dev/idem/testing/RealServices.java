@@ -1,0 +1,162 @@
+package dev.idem.testing;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.Set;
+import java.util.UUID;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Assumptions;
+
+/**
+ * Finds the real servers tests run against (DESIGN §6) and hands out isolated databases on them.
+ *
+ * <ul>
+ * <li>PostgreSQL: {@code IDEM_PG_URL} (a JDBC URL), else 127.0.0.1:5432 (user postgres, database test)
+ *     if it answers, else an embedded PostgreSQL (which refuses to run as root).</li>
+ * <li>SQLite: a file in a fresh temporary folder.</li>
+ * </ul>
+ *
+ * A service that cannot be found skips the test with a message naming it, unless
+ * {@code IDEM_REQUIRE_SERVICES} is {@code all} or lists it (comma-separated), in which case the test
+ * fails: CI sets {@code all} so that a missing server can never pass as green.
+ */
+public final class RealServices {
+    private static final String DEFAULT_PG_URL = "jdbc:postgresql://127.0.0.1:5432/test?user=postgres";
+    private static volatile String postgresUrl;
+    private static Object embedded;
+
+    private RealServices() {
+    }
+
+    /** A fresh PostgreSQL schema, dropped on {@link TestDatabase#close()}. */
+    public static TestDatabase postgres() {
+        String url = postgresUrl();
+        String schema = "idem_test_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+        try (HikariDataSource admin = pool(url, 1); Connection c = admin.getConnection(); Statement st = c.createStatement()) {
+            st.execute("CREATE SCHEMA " + schema);
+        } catch (SQLException e) {
+            throw new IllegalStateException("PostgreSQL at " + redact(url) + " refused to create a test schema", e);
+        }
+        String schemaUrl = url + (url.contains("?") ? "&" : "?") + "currentSchema=" + schema;
+        HikariDataSource pool = pool(schemaUrl, 40);
+        return new TestDatabase("PostgreSQL", pool, () -> {
+            pool.close();
+            try (HikariDataSource admin = pool(url, 1); Connection c = admin.getConnection(); Statement st = c.createStatement()) {
+                st.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+            } catch (SQLException e) {
+                throw new IllegalStateException("could not drop test schema " + schema, e);
+            }
+        });
+    }
+
+    /** A new SQLite file in WAL mode with synchronous=FULL, deleted with its folder on close. */
+    public static TestDatabase sqlite() {
+        try {
+            Path dir = Files.createTempDirectory("idem-sqlite-");
+            Path file = dir.resolve("idem.db");
+            String url = "jdbc:sqlite:" + file + "?journal_mode=WAL&synchronous=FULL&busy_timeout=30000&transaction_mode=IMMEDIATE";
+            HikariDataSource pool = pool(url, 16);
+            return new TestDatabase("SQLite", pool, () -> {
+                pool.close();
+                deleteTree(dir);
+            });
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create a temporary folder for SQLite", e);
+        }
+    }
+
+    /** The JDBC URL of the PostgreSQL server tests use; resolves it on first call. */
+    public static synchronized String postgresUrl() {
+        if (postgresUrl != null) {
+            return postgresUrl;
+        }
+        String configured = System.getenv("IDEM_PG_URL");
+        if (configured != null && !configured.isBlank()) {
+            postgresUrl = configured;
+        } else if (answers("127.0.0.1", 5432)) {
+            postgresUrl = DEFAULT_PG_URL;
+        } else {
+            postgresUrl = startEmbeddedPostgres();
+        }
+        return postgresUrl;
+    }
+
+    private static String startEmbeddedPostgres() {
+        if ("root".equals(System.getProperty("user.name"))) {
+            unavailable("postgres", "no PostgreSQL at IDEM_PG_URL or 127.0.0.1:5432, and embedded PostgreSQL's initdb refuses to run as root");
+        }
+        try {
+            Class<?> type = Class.forName("io.zonky.test.db.postgres.embedded.EmbeddedPostgres");
+            embedded = type.getMethod("start").invoke(null);
+            int port = (Integer) type.getMethod("getPort").invoke(embedded);
+            return "jdbc:postgresql://127.0.0.1:" + port + "/postgres?user=postgres";
+        } catch (ReflectiveOperationException | LinkageError e) {
+            unavailable("postgres", "no PostgreSQL at IDEM_PG_URL or 127.0.0.1:5432, and embedded PostgreSQL failed to start: " + e);
+            throw new AssertionError("unreachable");
+        }
+    }
+
+    /**
+     * Skips the calling test with a message naming the service, or fails it when the service is
+     * required ({@code IDEM_REQUIRE_SERVICES}).
+     */
+    public static void unavailable(String service, String why) {
+        String message = service + " is not available: " + why;
+        if (required(service)) {
+            throw new IllegalStateException(message + " (IDEM_REQUIRE_SERVICES=" + System.getenv("IDEM_REQUIRE_SERVICES") + " makes this a failure)");
+        }
+        Assumptions.abort(message + " (set IDEM_REQUIRE_SERVICES=all to make this a failure)");
+    }
+
+    static boolean required(String service) {
+        String value = System.getenv("IDEM_REQUIRE_SERVICES");
+        if (value == null || value.isBlank()) {
+            return false;
+        }
+        Set<String> names = Arrays.stream(value.split(",")).map(s -> s.trim().toLowerCase(Locale.ROOT)).collect(Collectors.toSet());
+        return names.contains("all") || names.contains(service.toLowerCase(Locale.ROOT));
+    }
+
+    /** True if something accepts TCP connections at host:port within half a second. */
+    public static boolean answers(String host, int port) {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(host, port), 500);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private static HikariDataSource pool(String url, int size) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(url);
+        config.setMaximumPoolSize(size);
+        config.setMinimumIdle(0);
+        config.setConnectionTimeout(30_000);
+        config.setPoolName("idem-test");
+        return new HikariDataSource(config);
+    }
+
+    private static String redact(String url) {
+        return url.replaceAll("password=[^&]*", "password=***");
+    }
+
+    private static void deleteTree(Path dir) {
+        try (var paths = Files.walk(dir)) {
+            paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            // A temporary folder left behind is harmless.
+        }
+    }
+}
