@@ -5,9 +5,10 @@ import java.sql.SQLException;
 import java.util.Locale;
 
 /**
- * A database's SQL for idem, as data: the statements in {@code dev/idem/jdbc/<name>/statements.sql}
- * and numbered migrations {@code V<n>__<description>.sql} beside them. Adding a database means
- * adding one folder and one constant.
+ * A database's SQL for idem, as data: its statements in {@code dev/idem/jdbc/<name>/statements.sql}
+ * (overriding, by name, the shared ones in {@code dev/idem/jdbc/common/statements.sql}) and numbered
+ * migrations {@code V<n>__<description>.sql} beside them. Adding a database means adding one folder
+ * and one constant.
  */
 public enum Dialect {
     POSTGRESQL("postgresql", "PostgreSQL"),

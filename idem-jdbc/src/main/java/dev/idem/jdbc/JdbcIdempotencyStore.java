@@ -52,7 +52,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         this.dataSource = dataSource;
         this.dialect = dialect;
         this.tableName = tableName;
-        this.sql = SqlStatements.load(dialect.resourceFolder() + "statements.sql", tableName);
+        this.sql = SqlStatements.load(dialect.resourceFolder(), tableName);
         this.name = dialect.displayName() + " store";
     }
 

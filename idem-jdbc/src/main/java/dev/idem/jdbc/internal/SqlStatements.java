@@ -8,13 +8,15 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * Named statements read from a dialect's {@code statements.sql}: each starts at a line
- * {@code -- name: <name>} and runs to the next; other comment lines are dropped. Placeholders
- * {@code {now_ms}} and {@code {new_token}} are replaced by the dialect's own expressions, and the
- * default table name by the configured one.
+ * Named statements: the shared {@code common/statements.sql} overlaid by a dialect's own
+ * {@code statements.sql}. Each statement starts at a line {@code -- name: <name>} and runs to the
+ * next; other comment lines are dropped. The placeholders {@code {now_ms}}, {@code {new_token}} and
+ * {@code {greatest}} are replaced by the dialect's expressions of those names, and the default table
+ * name by the configured one.
  */
 public final class SqlStatements {
     private static final String NAME_MARK = "-- name:";
+    private static final String COMMON = "dev/idem/jdbc/common/statements.sql";
 
     private final Map<String, String> statements;
 
@@ -22,14 +24,19 @@ public final class SqlStatements {
         this.statements = statements;
     }
 
-    public static SqlStatements load(String resource, String tableName) {
-        Map<String, String> raw = parse(read(resource));
-        Map<String, String> resolved = new HashMap<>();
+    /** @param dialectFolder e.g. {@code dev/idem/jdbc/postgresql/} */
+    public static SqlStatements load(String dialectFolder, String tableName) {
+        String resource = dialectFolder + "statements.sql";
+        Map<String, String> raw = parse(read(COMMON));
+        raw.putAll(parse(read(resource)));
         String nowMs = "(" + require(raw, "now_ms", resource) + ")";
         String newToken = "(" + require(raw, "new_token", resource) + ")";
+        String greatest = require(raw, "greatest", resource);
+        Map<String, String> resolved = new HashMap<>();
         raw.forEach((name, sql) -> resolved.put(name, sql
                 .replace("{now_ms}", nowMs)
                 .replace("{new_token}", newToken)
+                .replace("{greatest}", greatest)
                 .replace(Tables.DEFAULT_RECORD_TABLE, tableName)));
         return new SqlStatements(resolved);
     }

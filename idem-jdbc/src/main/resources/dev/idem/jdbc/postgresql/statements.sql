@@ -1,5 +1,4 @@
--- idem: the statements of the PostgreSQL dialect. {now_ms} is the database clock in epoch
--- milliseconds; {new_token} seeds a fresh record's fencing token from the clock in microseconds.
+-- idem: the PostgreSQL dialect's own statements; the shared ones are in ../common/statements.sql.
 
 -- name: now_ms
 (extract(epoch from now()) * 1000)::bigint
@@ -7,53 +6,8 @@
 -- name: new_token
 (extract(epoch from clock_timestamp()) * 1000000)::bigint
 
--- name: claim
--- One statement acquires a new, released or expired record, or takes over an in-progress one whose
--- lease is over (same fingerprint only). No row back means the record is live: see lookup.
-INSERT INTO idem_record AS r
-    (scope, idem_key, fingerprint, state, token, attempt, lease_until, expires_at, created_at)
-VALUES (?, ?, ?, 0, {new_token}, 1, {now_ms} + ?, {now_ms} + ?, {now_ms})
-ON CONFLICT (scope, idem_key) DO UPDATE SET
-    token          = r.token + 1,
-    attempt        = CASE WHEN r.state = 0 AND r.expires_at > {now_ms} THEN r.attempt + 1 ELSE 1 END,
-    fingerprint    = excluded.fingerprint,
-    state          = 0,
-    lease_until    = excluded.lease_until,
-    expires_at     = CASE WHEN r.state = 0 AND r.expires_at > {now_ms} THEN greatest(r.expires_at, excluded.expires_at) ELSE excluded.expires_at END,
-    created_at     = CASE WHEN r.state = 0 AND r.expires_at > {now_ms} THEN r.created_at ELSE excluded.created_at END,
-    recovery_phase = CASE WHEN r.state = 0 AND r.expires_at > {now_ms} THEN r.recovery_phase END,
-    recovery_state = CASE WHEN r.state = 0 AND r.expires_at > {now_ms} THEN r.recovery_state END,
-    status         = NULL,
-    headers        = NULL,
-    body           = NULL
-WHERE r.state = 2
-   OR (r.expires_at <= {now_ms} AND (r.state <> 0 OR r.lease_until <= {now_ms}))
-   OR (r.state = 0 AND r.lease_until <= {now_ms} AND r.fingerprint = excluded.fingerprint)
-RETURNING token, attempt, recovery_phase, recovery_state
-
--- name: lookup
-SELECT fingerprint, state, lease_until - {now_ms} AS lease_left,
-       (expires_at <= {now_ms} AND (state <> 0 OR lease_until <= {now_ms})) AS expired,
-       status, headers, body
-FROM idem_record WHERE scope = ? AND idem_key = ?
-
--- name: checkpoint
-UPDATE idem_record SET recovery_phase = ?, recovery_state = ?
-WHERE scope = ? AND idem_key = ? AND token = ? AND state = 0
-
--- name: complete
-UPDATE idem_record SET state = 1, status = ?, headers = ?, body = ?, lease_until = {now_ms},
-       expires_at = {now_ms} + ?, recovery_phase = NULL, recovery_state = NULL
-WHERE scope = ? AND idem_key = ? AND token = ? AND state = 0
-
--- name: release
--- Keeps a tombstone (state 2) until expiry so the next owner's token still grows from this one's.
-UPDATE idem_record SET state = 2, lease_until = {now_ms}, recovery_phase = NULL, recovery_state = NULL
-WHERE scope = ? AND idem_key = ? AND token = ? AND state = 0
-
--- name: renew
-UPDATE idem_record SET lease_until = {now_ms} + ?
-WHERE scope = ? AND idem_key = ? AND token = ? AND state = 0
+-- name: greatest
+greatest
 
 -- name: purge
 DELETE FROM idem_record WHERE ctid = ANY (ARRAY(
@@ -61,12 +15,6 @@ DELETE FROM idem_record WHERE ctid = ANY (ARRAY(
     WHERE expires_at <= {now_ms} AND (state <> 0 OR lease_until <= {now_ms})
     LIMIT ? FOR UPDATE SKIP LOCKED))
   AND expires_at <= {now_ms} AND (state <> 0 OR lease_until <= {now_ms})
-
--- name: find
-SELECT fingerprint, state, token, attempt, lease_until, expires_at, recovery_phase, recovery_state, status, headers, body
-FROM idem_record
-WHERE scope = ? AND idem_key = ? AND state <> 2
-  AND NOT (expires_at <= {now_ms} AND (state <> 0 OR lease_until <= {now_ms}))
 
 -- name: lock_history
 LOCK TABLE idem_schema_history IN SHARE ROW EXCLUSIVE MODE

@@ -1,0 +1,59 @@
+-- idem: statements every dialect shares unless its own statements.sql overrides one by name.
+-- Placeholders, filled from the dialect's own statements of the same name: {now_ms} (the database
+-- clock in epoch milliseconds), {new_token} (a fresh record's first fencing token, from the clock in
+-- microseconds) and {greatest} (the larger of two values).
+
+-- name: claim
+-- One statement acquires a new, released or expired record, or takes over an in-progress one whose
+-- lease is over (same fingerprint only). No row back means the record is live: see lookup.
+INSERT INTO idem_record AS r
+    (scope, idem_key, fingerprint, state, token, attempt, lease_until, expires_at, created_at)
+VALUES (?, ?, ?, 0, {new_token}, 1, {now_ms} + ?, {now_ms} + ?, {now_ms})
+ON CONFLICT (scope, idem_key) DO UPDATE SET
+    token          = r.token + 1,
+    attempt        = CASE WHEN r.state = 0 AND r.expires_at > {now_ms} THEN r.attempt + 1 ELSE 1 END,
+    fingerprint    = excluded.fingerprint,
+    state          = 0,
+    lease_until    = excluded.lease_until,
+    expires_at     = CASE WHEN r.state = 0 AND r.expires_at > {now_ms} THEN {greatest}(r.expires_at, excluded.expires_at) ELSE excluded.expires_at END,
+    created_at     = CASE WHEN r.state = 0 AND r.expires_at > {now_ms} THEN r.created_at ELSE excluded.created_at END,
+    recovery_phase = CASE WHEN r.state = 0 AND r.expires_at > {now_ms} THEN r.recovery_phase END,
+    recovery_state = CASE WHEN r.state = 0 AND r.expires_at > {now_ms} THEN r.recovery_state END,
+    status         = NULL,
+    headers        = NULL,
+    body           = NULL
+WHERE r.state = 2
+   OR (r.expires_at <= {now_ms} AND (r.state <> 0 OR r.lease_until <= {now_ms}))
+   OR (r.state = 0 AND r.lease_until <= {now_ms} AND r.fingerprint = excluded.fingerprint)
+RETURNING token, attempt, recovery_phase, recovery_state
+
+-- name: lookup
+SELECT fingerprint, state, lease_until - {now_ms} AS lease_left,
+       (expires_at <= {now_ms} AND (state <> 0 OR lease_until <= {now_ms})) AS expired,
+       status, headers, body
+FROM idem_record WHERE scope = ? AND idem_key = ?
+
+-- name: checkpoint
+UPDATE idem_record SET recovery_phase = ?, recovery_state = ?
+WHERE scope = ? AND idem_key = ? AND token = ? AND state = 0
+
+-- name: complete
+UPDATE idem_record SET state = 1, status = ?, headers = ?, body = ?, lease_until = {now_ms},
+       expires_at = {now_ms} + ?, recovery_phase = NULL, recovery_state = NULL
+WHERE scope = ? AND idem_key = ? AND token = ? AND state = 0
+
+-- name: release
+-- Keeps a tombstone (state 2) until expiry so the next owner's token still grows from this one's.
+UPDATE idem_record SET state = 2, lease_until = {now_ms}, recovery_phase = NULL, recovery_state = NULL
+WHERE scope = ? AND idem_key = ? AND token = ? AND state = 0
+
+-- name: renew
+UPDATE idem_record SET lease_until = {now_ms} + ?
+WHERE scope = ? AND idem_key = ? AND token = ? AND state = 0
+
+-- name: find
+SELECT fingerprint, state, token, attempt, lease_until, expires_at, recovery_phase, recovery_state, status, headers, body
+FROM idem_record
+WHERE scope = ? AND idem_key = ? AND state <> 2
+  AND NOT (expires_at <= {now_ms} AND (state <> 0 OR lease_until <= {now_ms}))
+
