@@ -8,6 +8,7 @@ public final class OperationFailedException extends IdemException {
     private static final long serialVersionUID = 1L;
 
     OperationFailedException(Scope scope, Exception cause) {
-        super("operation for scope '" + scope + "' failed: " + cause, cause);
+        // The cause's class only: its message is the application's and may quote a key or a body.
+        super("operation for scope '" + scope + "' failed with " + cause.getClass().getName(), cause);
     }
 }

@@ -11,7 +11,8 @@ public final class ResponseTooLargeException extends IdemException {
         super(message);
     }
 
-    static ResponseTooLargeException of(Scope scope, long size, long cap) {
+    /** Made by the engine and by stores' transactional modes. */
+    public static ResponseTooLargeException of(Scope scope, long size, long cap) {
         return new ResponseTooLargeException("response for scope '" + scope + "' is " + size
                 + " bytes, over the cap of " + cap + " bytes; it was not stored");
     }

@@ -98,6 +98,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     @Override
     public void complete(RecordKey id, long token, StoredResponse response, Duration retention) {
+        Objects.requireNonNull(response, "response is null; complete needs the response to replay");
         requirePositive("retention", retention);
         inConnection("complete", id.scope(), c -> {
             complete(c, id, token, response, retention);

@@ -7,11 +7,14 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Applies a dialect's numbered migrations {@code V1__…sql, V2__…sql, …} that the history table does
- * not list yet, each in its own transaction under a lock on the history table, so that instances
- * starting together apply each migration once.
+ * not list yet, each in its own transaction under a lock (PostgreSQL: an advisory lock taken before
+ * anything else; SQLite: the database's write lock), so that instances starting together apply each
+ * migration once.
  */
 final class Migrator {
     private static final int MAX_VERSION = 1000;
@@ -30,10 +33,6 @@ final class Migrator {
     void migrate(Connection c) throws SQLException {
         boolean autoCommit = c.getAutoCommit();
         try {
-            c.setAutoCommit(true);
-            try (Statement st = c.createStatement()) {
-                st.execute(historyTable(sql.get("create_history")));
-            }
             for (int version = 1; version <= MAX_VERSION; version++) {
                 String script = script(version);
                 if (script == null) {
@@ -50,7 +49,9 @@ final class Migrator {
         c.setAutoCommit(false);
         try {
             try (Statement st = c.createStatement()) {
-                st.execute(historyTable(sql.get("lock_history")));
+                for (String step : lockSteps()) {
+                    st.execute(historyTable(step));
+                }
             }
             if (!applied(c, version)) {
                 try (Statement st = c.createStatement()) {
@@ -73,6 +74,15 @@ final class Migrator {
         } finally {
             c.setAutoCommit(true);
         }
+    }
+
+    /** Lock first where the dialect can (PostgreSQL), then make sure the history table exists, then lock it where that is the lock (SQLite). */
+    private List<String> lockSteps() {
+        List<String> steps = new ArrayList<>();
+        sql.find("lock_migrations").ifPresent(steps::add);
+        steps.add(sql.get("create_history"));
+        sql.find("lock_history").ifPresent(steps::add);
+        return steps;
     }
 
     private boolean applied(Connection c, int version) throws SQLException {
@@ -106,8 +116,8 @@ final class Migrator {
     }
 
     /** Splits a script at semicolons that end a line; drops comment-only lines. */
-    static java.util.List<String> statements(String script) {
-        java.util.List<String> out = new java.util.ArrayList<>();
+    static List<String> statements(String script) {
+        List<String> out = new ArrayList<>();
         StringBuilder current = new StringBuilder();
         for (String line : script.split("\n")) {
             String trimmed = line.trim();

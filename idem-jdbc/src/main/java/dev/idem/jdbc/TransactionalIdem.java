@@ -6,6 +6,7 @@ import dev.idem.IdemException;
 import dev.idem.IdemListener;
 import dev.idem.IdempotencyKey;
 import dev.idem.Outcome;
+import dev.idem.ResponseTooLargeException;
 import dev.idem.Scope;
 import dev.idem.StoredResponse;
 import dev.idem.spi.ClaimOutcome;
@@ -104,8 +105,7 @@ public final class TransactionalIdem {
             throw new IllegalStateException("operation for scope '" + scope + "' returned null; return a StoredResponse");
         }
         if (response.bodyLength() > maxResponseBytes) {
-            throw new IllegalStateException("response for scope '" + scope + "' is " + response.bodyLength()
-                    + " bytes, over the cap of " + maxResponseBytes + " bytes; the transaction was rolled back");
+            throw ResponseTooLargeException.of(scope, response.bodyLength(), maxResponseBytes);
         }
         return response;
     }
@@ -136,7 +136,9 @@ public final class TransactionalIdem {
         private static final long serialVersionUID = 1L;
 
         TransactionalOperationException(Scope scope, Exception cause) {
-            super("transactional operation for scope '" + scope + "' failed and was rolled back: " + cause, cause);
+            // The cause's class only: its message is the application's and may quote a key or a body.
+            super("transactional operation for scope '" + scope + "' failed with " + cause.getClass().getName()
+                    + " and was rolled back", cause);
         }
     }
 

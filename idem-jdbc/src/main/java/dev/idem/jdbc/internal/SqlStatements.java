@@ -41,6 +41,11 @@ public final class SqlStatements {
         return new SqlStatements(resolved);
     }
 
+    /** A statement only some dialects have. */
+    public java.util.Optional<String> find(String name) {
+        return java.util.Optional.ofNullable(statements.get(name));
+    }
+
     public String get(String name) {
         String sql = statements.get(name);
         if (sql == null) {

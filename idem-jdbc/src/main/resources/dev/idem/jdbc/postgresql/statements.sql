@@ -16,8 +16,10 @@ DELETE FROM idem_record WHERE ctid = ANY (ARRAY(
     LIMIT ? FOR UPDATE SKIP LOCKED))
   AND expires_at <= {now_ms} AND (state <> 0 OR lease_until <= {now_ms})
 
--- name: lock_history
-LOCK TABLE idem_schema_history IN SHARE ROW EXCLUSIVE MODE
+-- name: lock_migrations
+-- Held to the end of the migration's transaction. Taken before the history table is created,
+-- because CREATE TABLE IF NOT EXISTS races between sessions in PostgreSQL.
+SELECT pg_advisory_xact_lock(hashtext('idem_record migrations'))
 
 -- name: create_history
 CREATE TABLE IF NOT EXISTS idem_schema_history (

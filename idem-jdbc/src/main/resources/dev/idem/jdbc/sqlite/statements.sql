@@ -16,7 +16,8 @@ DELETE FROM idem_record WHERE rowid IN (
     LIMIT ?)
 
 -- name: lock_history
--- A write, even one that changes nothing, takes SQLite's write lock for the migration's transaction.
+-- Run after create_history in the migration's transaction: a write, even one that changes nothing,
+-- takes SQLite's write lock until the transaction ends.
 UPDATE idem_schema_history SET version = version WHERE 0
 
 -- name: create_history
