@@ -193,10 +193,11 @@ public final class Idem {
          * Longer means a crashed owner's key stays blocked longer; shorter means more renewals.
          */
         public Builder lease(Duration lease) {
-            this.lease = positive("lease", lease);
+            positive("lease", lease);
             if (lease.toMillis() < 1) {
                 throw new IllegalArgumentException("lease must be at least 1 ms, was " + lease);
             }
+            this.lease = lease;
             return this;
         }
 

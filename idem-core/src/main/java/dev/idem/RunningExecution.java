@@ -62,7 +62,7 @@ final class RunningExecution implements Execution {
         try {
             store.complete(id, token, response, idem.retention());
         } catch (LeaseLostException e) {
-            idem.listener().leaseLost(id.scope());
+            onLeaseLost();
             throw e;
         }
         return new Outcome.Executed(response, true, attempt);
@@ -80,7 +80,7 @@ final class RunningExecution implements Execution {
                 store.renew(id, token, Duration.ZERO);
             }
         } catch (LeaseLostException lost) {
-            idem.listener().leaseLost(id.scope());
+            onLeaseLost();
             if (failure != null) {
                 failure.addSuppressed(lost);
             }
@@ -104,9 +104,12 @@ final class RunningExecution implements Execution {
         return new OperationFailedException(id.scope(), (Exception) failure);
     }
 
-    private void onLeaseLost() {
-        leaseLost = true;
-        idem.listener().leaseLost(id.scope());
+    /** Reports the loss once per execution, whichever write (renewal, checkpoint, final) found it first. */
+    private synchronized void onLeaseLost() {
+        if (!leaseLost) {
+            leaseLost = true;
+            idem.listener().leaseLost(id.scope());
+        }
     }
 
     @Override

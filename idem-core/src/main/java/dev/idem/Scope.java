@@ -19,11 +19,16 @@ public final class Scope {
         this.value = value;
     }
 
-    /** A scope made of a principal and an operation, e.g. {@code Scope.of("user-42", "POST /payments")}. */
+    /**
+     * A scope made of a principal and an operation, e.g. {@code Scope.of("user-42", "POST /payments")}.
+     * The first space of the scope separates the two; spaces (and {@code %}) in the principal are
+     * percent-encoded, so two different (principal, operation) pairs never make the same scope:
+     * {@code ("John Smith", "POST /x")} is {@code John%20Smith POST /x}.
+     */
     public static Scope of(String principal, String operation) {
         checkPart("scope principal", principal);
         checkPart("scope operation", operation);
-        return parse(principal + SEPARATOR + operation);
+        return parse(principal.replace("%", "%25").replace(" ", "%20") + SEPARATOR + operation);
     }
 
     /** A scope from its stored form ({@link #value()}). */

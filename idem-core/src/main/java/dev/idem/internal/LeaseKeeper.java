@@ -24,15 +24,17 @@ public final class LeaseKeeper implements AutoCloseable {
     });
 
     private final AtomicBoolean stopped = new AtomicBoolean();
-    private final ScheduledFuture<?> task;
+    private volatile ScheduledFuture<?> task;
 
-    private LeaseKeeper(IdempotencyStore store, RecordKey id, long token, Duration lease, Runnable onLost) {
-        long period = Math.max(1, lease.toMillis() / 3);
-        this.task = TIMER.scheduleAtFixedRate(() -> renew(store, id, token, lease, onLost), period, period, TimeUnit.MILLISECONDS);
+    private LeaseKeeper() {
     }
 
     public static LeaseKeeper start(IdempotencyStore store, RecordKey id, long token, Duration lease, Runnable onLost) {
-        return new LeaseKeeper(store, id, token, lease, onLost);
+        LeaseKeeper keeper = new LeaseKeeper();
+        long period = Math.max(1, lease.toMillis() / 3);
+        // Scheduled after construction: with a tiny lease the first tick may run before start() returns.
+        keeper.task = TIMER.scheduleAtFixedRate(() -> keeper.renew(store, id, token, lease, onLost), period, period, TimeUnit.MILLISECONDS);
+        return keeper;
     }
 
     private void renew(IdempotencyStore store, RecordKey id, long token, Duration lease, Runnable onLost) {
@@ -44,7 +46,7 @@ public final class LeaseKeeper implements AutoCloseable {
         } catch (LeaseLostException e) {
             // A renewal racing with close() after complete() is not a loss: check again.
             if (stopped.compareAndSet(false, true)) {
-                task.cancel(false);
+                cancel();
                 onLost.run();
             }
         } catch (RuntimeException e) {
@@ -56,6 +58,13 @@ public final class LeaseKeeper implements AutoCloseable {
     @Override
     public void close() {
         stopped.set(true);
-        task.cancel(false);
+        cancel();
+    }
+
+    private void cancel() {
+        ScheduledFuture<?> scheduled = task;
+        if (scheduled != null) {
+            scheduled.cancel(false);
+        }
     }
 }

@@ -45,10 +45,19 @@ public final class PhaseLog {
                 throw new IllegalStateException("recovery point state has unknown version " + version);
             }
             int count = in.readInt();
+            if (count < 0) {
+                throw new IllegalStateException("recovery point state is corrupt: negative phase count " + count);
+            }
             Map<String, byte[]> phases = new LinkedHashMap<>();
             for (int i = 0; i < count; i++) {
                 String name = in.readUTF();
-                byte[] value = new byte[in.readInt()];
+                int length = in.readInt();
+                // Checked before allocating: a corrupt length must not become a huge allocation.
+                if (length < 0 || length > in.available()) {
+                    throw new IllegalStateException("recovery point state is corrupt: phase length " + length
+                            + " with " + in.available() + " bytes left");
+                }
+                byte[] value = new byte[length];
                 in.readFully(value);
                 phases.put(name, value);
             }
