@@ -132,27 +132,33 @@ public final class Idem {
         }
     }
 
-    IdempotencyStore store() {
+    /** The store records live in. */
+    public IdempotencyStore store() {
         return store;
     }
 
-    Duration lease() {
+    /** How long an owner may run between renewals. */
+    public Duration lease() {
         return lease;
     }
 
-    Duration retention() {
+    /** How long a completed response is replayable. */
+    public Duration retention() {
         return retention;
     }
 
-    FailurePolicy failurePolicy() {
+    /** Which responses are stored. */
+    public FailurePolicy failurePolicy() {
         return failurePolicy;
     }
 
-    IdemListener listener() {
+    /** The listener, wrapped so that what it throws is logged and ignored. */
+    public IdemListener listener() {
         return listener;
     }
 
-    int maxResponseBytes() {
+    /** The largest body stored. */
+    public int maxResponseBytes() {
         return maxResponseBytes;
     }
 

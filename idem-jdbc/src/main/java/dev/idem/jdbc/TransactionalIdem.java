@@ -2,6 +2,7 @@ package dev.idem.jdbc;
 
 import dev.idem.FailurePolicy;
 import dev.idem.Fingerprint;
+import dev.idem.Idem;
 import dev.idem.IdemException;
 import dev.idem.IdemListener;
 import dev.idem.IdempotencyKey;
@@ -35,17 +36,28 @@ public final class TransactionalIdem {
     private final IdemListener listener;
     private final int maxResponseBytes;
 
-    private TransactionalIdem(Builder b) {
-        this.store = b.store;
-        this.lease = b.lease;
-        this.retention = b.retention;
-        this.failurePolicy = b.failurePolicy;
-        this.listener = b.listener;
-        this.maxResponseBytes = b.maxResponseBytes;
+    private TransactionalIdem(Idem settings, JdbcIdempotencyStore store) {
+        this.store = store;
+        this.lease = settings.lease();
+        this.retention = settings.retention();
+        this.failurePolicy = settings.failurePolicy();
+        this.listener = settings.listener();
+        this.maxResponseBytes = settings.maxResponseBytes();
     }
 
-    public static Builder builder(JdbcIdempotencyStore store) {
-        return new Builder(store);
+    /**
+     * The transactional mode of {@code idem}: same store, lease, retention, failure policy, listener
+     * and response cap. The in-flight policy does not apply: a duplicate always waits on the row.
+     *
+     * @throws IllegalArgumentException if {@code idem}'s store is not a {@link JdbcIdempotencyStore}
+     */
+    public static TransactionalIdem of(Idem idem) {
+        Objects.requireNonNull(idem, "idem is null");
+        if (!(idem.store() instanceof JdbcIdempotencyStore jdbc)) {
+            throw new IllegalArgumentException("the transactional mode needs a JdbcIdempotencyStore, not "
+                    + idem.store().getClass().getName());
+        }
+        return new TransactionalIdem(idem, jdbc);
     }
 
     /**
@@ -139,70 +151,6 @@ public final class TransactionalIdem {
             // The cause's class only: its message is the application's and may quote a key or a body.
             super("transactional operation for scope '" + scope + "' failed with " + cause.getClass().getName()
                     + " and was rolled back", cause);
-        }
-    }
-
-    /** Settings of a {@link TransactionalIdem}. */
-    public static final class Builder {
-        private final JdbcIdempotencyStore store;
-        private Duration lease = Duration.ofSeconds(30);
-        private Duration retention = Duration.ofHours(24);
-        private FailurePolicy failurePolicy = FailurePolicy.defaults();
-        private IdemListener listener = IdemListener.noop();
-        private int maxResponseBytes = 8 * 1024 * 1024;
-
-        private Builder(JdbcIdempotencyStore store) {
-            this.store = Objects.requireNonNull(store, "store is null");
-        }
-
-        /**
-         * The lease written with the record. While the transaction is open nobody else can see the
-         * record, so this matters only if a non-transactional engine shares the key. Default 30 s.
-         */
-        public Builder lease(Duration lease) {
-            this.lease = positive("lease", lease);
-            return this;
-        }
-
-        /** How long the committed response is kept for replay. Default 24 h. */
-        public Builder retention(Duration retention) {
-            this.retention = positive("retention", retention);
-            return this;
-        }
-
-        /** Responses the policy does not store roll the transaction back. Default: statuses below 500. */
-        public Builder failurePolicy(FailurePolicy failurePolicy) {
-            this.failurePolicy = Objects.requireNonNull(failurePolicy, "failurePolicy is null");
-            return this;
-        }
-
-        public Builder listener(IdemListener listener) {
-            this.listener = Objects.requireNonNull(listener, "listener is null");
-            return this;
-        }
-
-        /** Default 8 MiB. */
-        public Builder maxResponseBytes(int maxResponseBytes) {
-            if (maxResponseBytes < 0) {
-                throw new IllegalArgumentException("maxResponseBytes must not be negative, was " + maxResponseBytes);
-            }
-            this.maxResponseBytes = maxResponseBytes;
-            return this;
-        }
-
-        public TransactionalIdem build() {
-            if (retention.compareTo(lease) < 0) {
-                throw new IllegalStateException("retention (" + retention + ") must not be shorter than the lease (" + lease + ")");
-            }
-            return new TransactionalIdem(this);
-        }
-
-        private static Duration positive(String name, Duration value) {
-            Objects.requireNonNull(value, () -> name + " is null");
-            if (value.isNegative() || value.isZero()) {
-                throw new IllegalArgumentException(name + " must be positive, was " + value);
-            }
-            return value;
         }
     }
 }

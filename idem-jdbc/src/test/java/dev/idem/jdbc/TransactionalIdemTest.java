@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idem.Fingerprint;
+import dev.idem.Idem;
 import dev.idem.IdempotencyKey;
 import dev.idem.Outcome;
 import dev.idem.ResponseTooLargeException;
@@ -77,7 +78,7 @@ class TransactionalIdemTest {
         void openDatabase() throws SQLException {
             db = backend().open();
             store = Backends.migratedStore(db);
-            idem = TransactionalIdem.builder(store).build();
+            idem = TransactionalIdem.of(Idem.builder().store(store).build());
             try (Connection c = db.dataSource().getConnection(); Statement st = c.createStatement()) {
                 st.execute("CREATE TABLE payment (id text PRIMARY KEY, amount int NOT NULL)");
             }
@@ -261,7 +262,7 @@ class TransactionalIdemTest {
         @Test
         @DisplayName("a response over maxResponseBytes fails the call and commits nothing")
         void oversizedResponseCommitsNothing() throws Exception {
-            TransactionalIdem capped = TransactionalIdem.builder(store).maxResponseBytes(16).build();
+            TransactionalIdem capped = TransactionalIdem.of(Idem.builder().store(store).maxResponseBytes(16).build());
             assertThatThrownBy(() -> capped.execute(scope, key, fingerprint, c -> {
                 insertPayment(c, "p-1", 100);
                 return StoredResponse.of(200, new byte[17]);
