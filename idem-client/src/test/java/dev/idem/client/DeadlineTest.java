@@ -5,8 +5,6 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.idem.client.IdempotentRequestFailedException.Reason;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse.BodyHandlers;
@@ -75,7 +73,7 @@ class DeadlineTest {
     @ParameterizedTest(name = "{0}")
     @EnumSource(Mode.class)
     void without_a_response_the_deadline_is_the_reason(Mode mode) throws Exception {
-        URI nobody = closedPort();
+        URI nobody = Http.closedPort();
         IdempotentHttpClient client = client().deadline(Duration.ofSeconds(1))
                 .backoff(Duration.ofMillis(400), Duration.ofMillis(400)).random(ALWAYS_MAX).build();
 
@@ -137,13 +135,5 @@ class DeadlineTest {
 
         assertThat(recording.requests()).extracting(r -> r.timeout().orElseThrow())
                 .containsExactly(Duration.ofSeconds(2), Duration.ofSeconds(10), Duration.ofSeconds(5));
-    }
-
-    private static URI closedPort() throws IOException {
-        int port;
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            port = socket.getLocalPort();
-        }
-        return URI.create("http://127.0.0.1:" + port + "/payments");
     }
 }

@@ -1,5 +1,8 @@
 package dev.idem.client;
 
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -26,5 +29,14 @@ final class Http {
 
     static HttpRequest get(URI uri) {
         return HttpRequest.newBuilder(uri).GET().build();
+    }
+
+    /** A URI on 127.0.0.1 where nothing listens: a port just bound and released, so connecting is refused. */
+    static URI closedPort() throws IOException {
+        int port;
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = socket.getLocalPort();
+        }
+        return URI.create("http://127.0.0.1:" + port + "/payments");
     }
 }

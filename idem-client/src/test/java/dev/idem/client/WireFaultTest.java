@@ -7,8 +7,6 @@ import dev.idem.client.IdempotentRequestFailedException.Reason;
 import dev.idem.client.RawSocketServer.Fault;
 import java.io.IOException;
 import java.net.ConnectException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse.BodyHandlers;
@@ -164,7 +162,7 @@ class WireFaultTest {
     @ParameterizedTest(name = "{0}")
     @EnumSource(Mode.class)
     void connection_refused_on_every_attempt_throws_with_attempts_elapsed_and_cause(Mode mode) throws Exception {
-        URI nobody = closedPort();
+        URI nobody = Http.closedPort();
 
         IdempotentRequestFailedException e = catchThrowableOfType(IdempotentRequestFailedException.class,
                 () -> mode.send(client().maxAttempts(4).build(), Http.post(nobody, "card=4242424242424242"),
@@ -201,19 +199,11 @@ class WireFaultTest {
 
     @Test
     void the_exception_message_keeps_the_query_string_out() throws Exception {
-        URI nobody = closedPort().resolve("/payments?token=tok_secret");
+        URI nobody = Http.closedPort().resolve("/payments?token=tok_secret");
 
         IdempotentRequestFailedException e = catchThrowableOfType(IdempotentRequestFailedException.class,
                 () -> client().maxAttempts(1).build().send(Http.post(nobody), BodyHandlers.ofString()));
 
         assertThat(e.getMessage()).contains("/payments").doesNotContain("tok_secret");
-    }
-
-    private static URI closedPort() throws IOException {
-        int port;
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            port = socket.getLocalPort();
-        }
-        return URI.create("http://127.0.0.1:" + port + "/payments");
     }
 }
