@@ -8,7 +8,6 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.net.SocketException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
@@ -18,6 +17,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
@@ -45,6 +46,7 @@ final class RawSocketServer implements AutoCloseable {
 
     private final ServerSocket serverSocket;
     private final ExecutorService connections = Executors.newCachedThreadPool();
+    private final Set<Socket> open = ConcurrentHashMap.newKeySet();
     private final Deque<Fault> faults = new ArrayDeque<>();
     private final List<String> keys = new ArrayList<>();
     private final Map<String, String> stored = new HashMap<>();
@@ -80,6 +82,7 @@ final class RawSocketServer implements AutoCloseable {
         while (!serverSocket.isClosed()) {
             try {
                 Socket socket = serverSocket.accept();
+                open.add(socket);
                 connections.execute(() -> serve(socket));
             } catch (IOException e) {
                 return; // closed
@@ -138,10 +141,10 @@ final class RawSocketServer implements AutoCloseable {
                     out.write(bytes);
                     out.flush();
             }
-        } catch (SocketException e) {
-            // the client went away: part of the faults under test
         } catch (IOException e) {
-            throw new IllegalStateException(e);
+            // the client went away (timed out, closed) or close() ended a stall: part of the faults under test
+        } finally {
+            open.remove(socket);
         }
     }
 
@@ -183,6 +186,9 @@ final class RawSocketServer implements AutoCloseable {
     @Override
     public void close() throws IOException {
         serverSocket.close();
+        for (Socket socket : open) {
+            socket.close(); // a blocking read is not interruptible; closing the socket ends a stall
+        }
         connections.shutdownNow();
     }
 }

@@ -1,6 +1,7 @@
 package dev.idem.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -16,6 +17,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -293,5 +295,18 @@ class RetryTest {
         assertThat(waits.get(1)).isBetween(Duration.ZERO, Duration.ofMillis(200));
         assertThat(waits.get(2)).isBetween(Duration.ZERO, Duration.ofMillis(250)); // 400 ms capped
         assertThat(waits.get(3)).isBetween(Duration.ZERO, Duration.ofMillis(250));
+    }
+
+    @Test
+    void an_interrupt_while_waiting_ends_the_send_with_InterruptedException() {
+        server.alwaysRespond(503);
+        Sleeper interrupted = duration -> {
+            throw new InterruptedException("stop");
+        };
+
+        assertThatThrownBy(() -> client().sleeper(interrupted).build()
+                .send(Http.post(server.uri("/payments")), BodyHandlers.ofString()))
+                .isInstanceOf(InterruptedException.class);
+        assertThat(server.requests()).as("no attempt after the interrupt").isEqualTo(1);
     }
 }
