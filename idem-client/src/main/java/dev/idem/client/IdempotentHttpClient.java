@@ -1,0 +1,408 @@
+package dev.idem.client;
+
+import dev.idem.client.internal.Backoff;
+import dev.idem.client.internal.Keys;
+import dev.idem.client.internal.LogicalRequest;
+import dev.idem.client.internal.LogicalRequest.Decision;
+import dev.idem.client.internal.LogicalRequest.GiveUp;
+import dev.idem.client.internal.LogicalRequest.Retry;
+import dev.idem.client.internal.MonotonicClock;
+import dev.idem.client.internal.RetryPolicy;
+import java.io.IOException;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpResponse.BodyHandler;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.LinkedHashSet;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.random.RandomGenerator;
+
+/**
+ * Sends HTTP requests through a {@link HttpClient} and retries them safely: every attempt of one
+ * <em>logical</em> request carries the <em>same</em> idempotency key, so an idempotent server
+ * (Stripe, idem's servlet filter) executes it once and replays the stored response to the repeats.
+ * A new key per retry is the classic bug this class exists to prevent: when a response is lost on
+ * the wire, the retry with a new key looks like a new payment.
+ *
+ * <pre>{@code
+ * IdempotentHttpClient client = IdempotentHttpClient.builder(HttpClient.newHttpClient()).build();
+ * IdempotentResponse<String> paid = client.send(
+ *         HttpRequest.newBuilder(uri).POST(BodyPublishers.ofString(json)).build(), BodyHandlers.ofString());
+ * }</pre>
+ *
+ * <h2>The key</h2>
+ * One key per call of {@code send}/{@code sendAsync}:
+ * <ol>
+ *   <li>the {@code key} argument of {@link #send(HttpRequest, BodyHandler, String)}, or</li>
+ *   <li>the key already in the request's idempotency header ({@code Idempotency-Key} by default), or</li>
+ *   <li>for a method that is not idempotent (POST, PATCH, any but GET/HEAD/OPTIONS/PUT/DELETE/TRACE), a
+ *       fresh UUIDv4 from {@link java.util.UUID#randomUUID()} (a {@link java.security.SecureRandom}),
+ *       unless {@link Builder#generateKeys(boolean) generateKeys(false)};</li>
+ *   <li>otherwise none: an idempotent method is safe to repeat without one.</li>
+ * </ol>
+ * A supplied key must be 1–255 visible ASCII characters and is sent verbatim; if the argument and
+ * the header both hold one, they must be equal. A bad key throws {@link IllegalArgumentException}
+ * whose message says which rule was broken, never the value. To survive a crash of the caller
+ * itself, make the key when the user acts (presses "pay"), persist it, and pass it to every call for
+ * that action: a key generated here lives only as long as this call.
+ *
+ * <h2>When it retries</h2>
+ * After a response whose status is retried (409, 429, 502, 503, 504 by default), and after an
+ * attempt that got no response: any {@link IOException} from the {@code HttpClient} — connection
+ * refused, reset, {@link java.net.http.HttpTimeoutException}, the connection closed before or during
+ * the response. Other statuses (400, 422, 500, …) are final and returned at once. The wait is the
+ * server's {@code Retry-After} (delta-seconds or HTTP-date) when present, else exponential backoff
+ * with full jitter: a random time in [0, min(cap, base·2^n)] before the (n+1)-th retry.
+ *
+ * <p>Retries stop after {@link Builder#maxAttempts(int) maxAttempts} attempts, or when the next wait
+ * would end at or past the {@link Builder#deadline(Duration) deadline} (measured from the call); the
+ * client never sleeps past the deadline, and each attempt's timeout is cut to what remains of it.
+ * Then the last response is returned (its status may be retryable), or, if the last attempt got no
+ * response, {@link IdempotentRequestFailedException} is thrown.
+ *
+ * <p><b>A request that is not idempotent and has no key is sent exactly once</b> — with
+ * {@code generateKeys(false)} and no supplied key, a POST that fails with 503 or a reset connection
+ * is not repeated, since the server might execute it twice. The response is returned, or the failure
+ * thrown with {@link IdempotentRequestFailedException.Reason#NOT_RETRYABLE}.
+ *
+ * <h2>Requirements on the request</h2>
+ * Its body publisher is subscribed once per attempt, so it must be able to publish again: the JDK's
+ * {@code ofString}, {@code ofByteArray} and {@code ofFile} are; an {@code ofInputStream} whose supplier
+ * returns the same stream is not. The body of a response that is retried is closed when its type is
+ * {@link AutoCloseable} ({@code ofInputStream}, {@code ofLines}), so streaming handlers leak no
+ * connection.
+ *
+ * <p>Instances are immutable and thread-safe; share one per {@code HttpClient}.
+ */
+public final class IdempotentHttpClient {
+    private final HttpClient http;
+    private final RetryPolicy policy;
+    private final Sleeper sleeper;
+
+    private IdempotentHttpClient(HttpClient http, RetryPolicy policy, Sleeper sleeper) {
+        this.http = http;
+        this.policy = policy;
+        this.sleeper = sleeper;
+    }
+
+    /** A builder over {@code http}, which does the actual sending (its executor, redirects, TLS, proxy). */
+    public static Builder builder(HttpClient http) {
+        return new Builder(Objects.requireNonNull(http, "http client is null"));
+    }
+
+    /**
+     * Sends one logical request, retrying with one key as described in the class documentation.
+     *
+     * @throws IdempotentRequestFailedException no attempt got a response and no further attempt was allowed
+     * @throws IllegalArgumentException the request's key header is malformed or repeated
+     * @throws InterruptedException the calling thread was interrupted while sending or waiting
+     */
+    public <T> IdempotentResponse<T> send(HttpRequest request, BodyHandler<T> handler) throws InterruptedException {
+        return run(policy.start(request, null), Objects.requireNonNull(handler, "handler is null"));
+    }
+
+    /**
+     * Sends one logical request under the caller's {@code key}, used verbatim on every attempt. Use
+     * this when the key was made (and stored) when the user acted, so a retry by the caller after a
+     * crash or an {@link IdempotentRequestFailedException} is still the same logical request.
+     *
+     * @throws IllegalArgumentException {@code key} is not 1–255 visible ASCII characters, or the request
+     *         carries a different key in its header
+     */
+    public <T> IdempotentResponse<T> send(HttpRequest request, BodyHandler<T> handler, String key)
+            throws InterruptedException {
+        Objects.requireNonNull(key, "key is null");
+        return run(policy.start(request, key), Objects.requireNonNull(handler, "handler is null"));
+    }
+
+    /**
+     * Like {@link #send(HttpRequest, BodyHandler)}, without blocking any thread: each retry is
+     * scheduled on {@link Sleeper#delayedExecutor} over the {@code HttpClient}'s executor (or the
+     * common pool). A malformed key throws here; sending failures complete the future exceptionally
+     * with {@link IdempotentRequestFailedException}. Cancelling the future stops further attempts.
+     */
+    public <T> CompletableFuture<IdempotentResponse<T>> sendAsync(HttpRequest request, BodyHandler<T> handler) {
+        return runAsync(policy.start(request, null), Objects.requireNonNull(handler, "handler is null"));
+    }
+
+    /** Like {@link #send(HttpRequest, BodyHandler, String)}, asynchronously as {@link #sendAsync(HttpRequest, BodyHandler)}. */
+    public <T> CompletableFuture<IdempotentResponse<T>> sendAsync(HttpRequest request, BodyHandler<T> handler,
+                                                                   String key) {
+        Objects.requireNonNull(key, "key is null");
+        return runAsync(policy.start(request, key), Objects.requireNonNull(handler, "handler is null"));
+    }
+
+    /** The client that does the sending. */
+    public HttpClient httpClient() {
+        return http;
+    }
+
+    @Override
+    public String toString() {
+        return "IdempotentHttpClient[" + policy + ", sleeper=" + sleeper + "]";
+    }
+
+    private <T> IdempotentResponse<T> run(LogicalRequest logical, BodyHandler<T> handler) throws InterruptedException {
+        while (true) {
+            HttpResponse<T> response;
+            Decision decision;
+            try {
+                response = http.send(logical.nextAttempt(), handler);
+                decision = logical.onResponse(response.statusCode(), response.headers());
+            } catch (IOException e) {
+                response = null;
+                decision = logical.onFailure(e);
+                if (decision instanceof GiveUp giveUp) {
+                    throw failed(logical, giveUp, e);
+                }
+            }
+            if (decision instanceof Retry retry) {
+                if (response != null) {
+                    closeQuietly(response.body());
+                }
+                sleeper.sleep(retry.delay());
+            } else {
+                return new IdempotentResponse<>(response, logical.attempts(), logical.key());
+            }
+        }
+    }
+
+    private <T> CompletableFuture<IdempotentResponse<T>> runAsync(LogicalRequest logical, BodyHandler<T> handler) {
+        CompletableFuture<IdempotentResponse<T>> result = new CompletableFuture<>();
+        AtomicReference<CompletableFuture<?>> inFlight = new AtomicReference<>();
+        // Cancelling the caller's future cancels the attempt in flight; attempt() sees isDone() and stops.
+        result.whenComplete((r, e) -> {
+            CompletableFuture<?> current = inFlight.get();
+            if (result.isCancelled() && current != null) {
+                current.cancel(true);
+            }
+        });
+        attempt(logical, handler, result, inFlight);
+        return result;
+    }
+
+    private <T> void attempt(LogicalRequest logical, BodyHandler<T> handler,
+                             CompletableFuture<IdempotentResponse<T>> result,
+                             AtomicReference<CompletableFuture<?>> inFlight) {
+        if (result.isDone()) {
+            return;
+        }
+        CompletableFuture<HttpResponse<T>> sending;
+        try {
+            sending = http.sendAsync(logical.nextAttempt(), handler);
+        } catch (RuntimeException e) {
+            result.completeExceptionally(e);
+            return;
+        }
+        inFlight.set(sending);
+        sending.whenComplete((response, error) -> {
+            try {
+                Decision decision;
+                if (error != null) {
+                    Throwable cause = unwrap(error);
+                    if (!(cause instanceof IOException io)) {
+                        result.completeExceptionally(cause);
+                        return;
+                    }
+                    decision = logical.onFailure(io);
+                    if (decision instanceof GiveUp giveUp) {
+                        result.completeExceptionally(failed(logical, giveUp, io));
+                        return;
+                    }
+                } else {
+                    decision = logical.onResponse(response.statusCode(), response.headers());
+                }
+                if (decision instanceof Retry retry) {
+                    if (response != null) {
+                        closeQuietly(response.body());
+                    }
+                    sleeper.delayedExecutor(retry.delay(), executor())
+                            .execute(() -> attempt(logical, handler, result, inFlight));
+                } else {
+                    result.complete(new IdempotentResponse<>(response, logical.attempts(), logical.key()));
+                }
+            } catch (Throwable t) { // a rejected executor, a failing sleeper: never leave the caller's future hanging
+                result.completeExceptionally(t);
+            }
+        });
+    }
+
+    private Executor executor() {
+        return http.executor().orElseGet(ForkJoinPool::commonPool);
+    }
+
+    private static Throwable unwrap(Throwable error) {
+        Throwable t = error;
+        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
+    }
+
+    private static IdempotentRequestFailedException failed(LogicalRequest logical, GiveUp giveUp, Throwable cause) {
+        return IdempotentRequestFailedException.of(logical.original(), giveUp.reason(), logical.attempts(),
+                logical.elapsed(), logical.key(), cause);
+    }
+
+    // A streaming body of a response we discard holds a connection until closed.
+    private static void closeQuietly(Object body) {
+        if (body instanceof AutoCloseable closeable) {
+            try {
+                closeable.close();
+            } catch (Exception ignored) {
+                // The response is discarded anyway; a failing close must not stop the retry.
+            }
+        }
+    }
+
+    /**
+     * Validates each setting as it is set, naming the bad value; {@link #build()} returns an
+     * immutable client, and later changes to the builder do not affect it.
+     */
+    public static final class Builder {
+        private static final Set<Integer> DEFAULT_RETRY_STATUSES = Set.of(409, 429, 502, 503, 504);
+
+        private final HttpClient http;
+        private String headerName = "Idempotency-Key";
+        private int maxAttempts = 5;
+        private Duration deadline = Duration.ofSeconds(30);
+        private Duration attemptTimeout;
+        private Duration backoffBase = Duration.ofMillis(100);
+        private Duration backoffCap = Duration.ofSeconds(5);
+        private RandomGenerator random;
+        private Sleeper sleeper = Sleeper.system();
+        private Clock clock;
+        private Set<Integer> retryStatuses = DEFAULT_RETRY_STATUSES;
+        private boolean generateKeys = true;
+
+        private Builder(HttpClient http) {
+            this.http = http;
+        }
+
+        /** The request header that carries the key. Default {@code Idempotency-Key}. */
+        public Builder headerName(String headerName) {
+            this.headerName = Keys.checkHeaderName(headerName);
+            return this;
+        }
+
+        /** Attempts per logical request, the first one included; at least 1 (no retry). Default 5. */
+        public Builder maxAttempts(int maxAttempts) {
+            if (maxAttempts < 1) {
+                throw new IllegalArgumentException("maxAttempts must be at least 1, was " + maxAttempts);
+            }
+            this.maxAttempts = maxAttempts;
+            return this;
+        }
+
+        /**
+         * The time budget of one logical request, from the call to the last attempt; no wait ends past
+         * it and every attempt's timeout is cut to what remains. Default 30 s.
+         */
+        public Builder deadline(Duration deadline) {
+            this.deadline = positive("deadline", deadline);
+            return this;
+        }
+
+        /**
+         * The timeout of each attempt whose request has none of its own (see
+         * {@link HttpRequest.Builder#timeout}). Default none: an attempt may take what remains of the
+         * deadline.
+         */
+        public Builder attemptTimeout(Duration attemptTimeout) {
+            this.attemptTimeout = positive("attemptTimeout", attemptTimeout);
+            return this;
+        }
+
+        /**
+         * Exponential backoff with full jitter: the (n+1)-th retry waits a random time in
+         * [0, min(cap, base·2^n)]. Default base 100 ms, cap 5 s. {@code Retry-After} overrides it.
+         */
+        public Builder backoff(Duration base, Duration cap) {
+            positive("backoff base", base);
+            positive("backoff cap", cap);
+            if (cap.compareTo(base) < 0) {
+                throw new IllegalArgumentException("backoff cap must not be below its base, was cap " + cap + " < base " + base);
+            }
+            this.backoffBase = base;
+            this.backoffCap = cap;
+            return this;
+        }
+
+        /**
+         * The source of jitter, e.g. {@code new SplittableRandom(42)} for a reproducible test. Used
+         * under its own lock, so it need not be thread-safe. Default {@link java.util.concurrent.ThreadLocalRandom}.
+         */
+        public Builder random(RandomGenerator random) {
+            this.random = Objects.requireNonNull(random, "random is null");
+            return this;
+        }
+
+        /** How to wait between attempts. Default {@link Sleeper#system()}. */
+        public Builder sleeper(Sleeper sleeper) {
+            this.sleeper = Objects.requireNonNull(sleeper, "sleeper is null");
+            return this;
+        }
+
+        /**
+         * The clock that measures the deadline and turns a {@code Retry-After} HTTP-date into a delay.
+         * Default: wall time read once, advanced by {@link System#nanoTime()}, so clock steps do not
+         * move deadlines.
+         */
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock is null");
+            return this;
+        }
+
+        /**
+         * The response statuses that are retried, replacing the default 409, 429, 502, 503, 504. Each
+         * must be in 400–599: a success or a redirect is never retried. None at all retries
+         * connection failures only.
+         */
+        public Builder retryStatuses(int... statuses) {
+            Objects.requireNonNull(statuses, "statuses is null");
+            Set<Integer> set = new LinkedHashSet<>();
+            for (int status : statuses) {
+                if (status < 400 || status > 599) {
+                    throw new IllegalArgumentException("retryStatuses must be in 400-599, was " + status);
+                }
+                set.add(status);
+            }
+            this.retryStatuses = Set.copyOf(set);
+            return this;
+        }
+
+        /**
+         * Whether to make a UUIDv4 key for a request that is not idempotent and carries none. Default
+         * true. With false, such a request (a POST without a supplied key) is sent <b>once</b>, never
+         * retried, because a repeat could execute twice.
+         */
+        public Builder generateKeys(boolean generateKeys) {
+            this.generateKeys = generateKeys;
+            return this;
+        }
+
+        public IdempotentHttpClient build() {
+            RetryPolicy policy = new RetryPolicy(headerName, maxAttempts, deadline, attemptTimeout,
+                    new Backoff(backoffBase, backoffCap, random), retryStatuses, generateKeys,
+                    clock == null ? new MonotonicClock() : clock);
+            return new IdempotentHttpClient(http, policy, sleeper);
+        }
+
+        private static Duration positive(String name, Duration value) {
+            Objects.requireNonNull(value, () -> name + " is null");
+            if (value.isNegative() || value.isZero()) {
+                throw new IllegalArgumentException(name + " must be positive, was " + value);
+            }
+            return value;
+        }
+    }
+}

@@ -1,0 +1,88 @@
+package dev.idem.client.internal;
+
+import java.net.http.HttpRequest;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Set;
+
+/** The immutable settings a builder produced; starts one {@link LogicalRequest} per call. */
+public final class RetryPolicy {
+    /**
+     * Methods RFC 9110 §9.2.2 defines as idempotent. Repeating them is safe without a key; every
+     * other method (POST, PATCH, and any extension method) needs one.
+     */
+    private static final Set<String> IDEMPOTENT_METHODS = Set.of("GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE");
+
+    final String headerName;
+    final int maxAttempts;
+    final Duration deadline;
+    final Duration attemptTimeout; // null: none beyond the request's own and the deadline
+    final Backoff backoff;
+    final Set<Integer> retryStatuses;
+    final boolean generateKeys;
+    final Clock clock;
+
+    public RetryPolicy(String headerName, int maxAttempts, Duration deadline, Duration attemptTimeout,
+                       Backoff backoff, Set<Integer> retryStatuses, boolean generateKeys, Clock clock) {
+        this.headerName = headerName;
+        this.maxAttempts = maxAttempts;
+        this.deadline = deadline;
+        this.attemptTimeout = attemptTimeout;
+        this.backoff = backoff;
+        this.retryStatuses = Set.copyOf(retryStatuses);
+        this.generateKeys = generateKeys;
+        this.clock = clock;
+    }
+
+    public static boolean isIdempotentMethod(String method) {
+        // Methods are case-sensitive (RFC 9110 §9.1): "post" is not POST, and not known to be safe either.
+        return IDEMPOTENT_METHODS.contains(method);
+    }
+
+    /**
+     * Resolves the key of one logical request: the caller's ({@code explicitKey} or the request's
+     * header, which must agree when both are given), else a fresh UUIDv4 for a method that is not
+     * idempotent when key generation is on, else none.
+     *
+     * @throws IllegalArgumentException a supplied key is malformed, or two supplied keys differ
+     */
+    public LogicalRequest start(HttpRequest request, String explicitKey) {
+        Objects.requireNonNull(request, "request is null");
+        String headerKey = Keys.fromHeaders(request, headerName);
+        String key;
+        if (explicitKey != null) {
+            Keys.check(explicitKey);
+            if (headerKey != null && !headerKey.equals(explicitKey)) {
+                throw new IllegalArgumentException("the request's " + headerName
+                        + " header and the key argument hold different keys; pass one key per logical request");
+            }
+            key = explicitKey;
+        } else if (headerKey != null) {
+            key = headerKey;
+        } else if (generateKeys && !isIdempotentMethod(request.method())) {
+            key = Keys.generate();
+        } else {
+            key = null;
+        }
+        // Without a key, a repeated POST may run twice on the server: send such a request once only.
+        boolean retriesAllowed = key != null || isIdempotentMethod(request.method());
+        return new LogicalRequest(this, request, key, retriesAllowed);
+    }
+
+    public String headerName() {
+        return headerName;
+    }
+
+    public Clock clock() {
+        return clock;
+    }
+
+    @Override
+    public String toString() {
+        return "headerName=" + headerName + ", maxAttempts=" + maxAttempts + ", deadline=" + deadline
+                + ", attemptTimeout=" + (attemptTimeout == null ? "none" : attemptTimeout.toString())
+                + ", backoff=[" + backoff + "], retryStatuses=" + new java.util.TreeSet<>(retryStatuses)
+                + ", generateKeys=" + generateKeys + ", clock=" + clock;
+    }
+}
