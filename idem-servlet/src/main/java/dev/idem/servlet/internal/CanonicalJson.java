@@ -9,6 +9,7 @@ import tools.jackson.core.JsonGenerator;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
 import tools.jackson.core.TokenStreamLocation;
+import tools.jackson.core.exc.StreamConstraintsException;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -36,7 +37,8 @@ public final class CanonicalJson {
      * @throws Malformed if {@code json} is not one well-formed JSON value
      */
     public static byte[] canonicalize(byte[] json) {
-        try (JsonParser parser = MAPPER.createParser(json)) {
+        JsonParser parser = MAPPER.createParser(json);
+        try (parser) {
             JsonToken first = parser.nextToken();
             if (first == null) {
                 return EMPTY;
@@ -51,9 +53,11 @@ public final class CanonicalJson {
                 root.write(generator);
             }
             return out.toByteArray();
+        } catch (StreamConstraintsException e) {
+            throw Malformed.at("over a parser limit (nesting depth, number or string length)", parser.currentLocation());
         } catch (JacksonException e) {
             // Jackson's message may quote the body; only the location is passed on.
-            throw Malformed.at("not well-formed JSON", e.getLocation());
+            throw Malformed.at("not well-formed JSON", e.getLocation() != null ? e.getLocation() : parser.currentLocation());
         }
     }
 
