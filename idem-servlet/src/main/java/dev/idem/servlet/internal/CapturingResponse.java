@@ -317,12 +317,7 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
             }
             return;
         }
-        byte[] bytes = body.toByteArray();
-        response.setContentLength(bytes.length);
-        if (bytes.length > 0) {
-            response.getOutputStream().write(bytes);
-        }
-        response.flushBuffer();
+        writeBody(response, response.getStatus(), body.toByteArray());
     }
 
     /** Writes a stored response to a fresh (uncommitted) response, marked as a replay. */
@@ -340,10 +335,17 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
             }
         });
         response.setHeader(REPLAYED_HEADER, "true");
-        byte[] bytes = stored.body();
-        response.setContentLength(bytes.length);
-        if (bytes.length > 0) {
-            response.getOutputStream().write(bytes);
+        writeBody(response, stored.status(), stored.body());
+    }
+
+    private static void writeBody(HttpServletResponse response, int status, byte[] bytes) throws IOException {
+        // 1xx, 204 and 304 have no content, and must not announce a length (RFC 9110 §8.6).
+        boolean contentAllowed = status >= 200 && status != 204 && status != 304;
+        if (contentAllowed) {
+            response.setContentLength(bytes.length);
+            if (bytes.length > 0) {
+                response.getOutputStream().write(bytes);
+            }
         }
         response.flushBuffer();
     }
