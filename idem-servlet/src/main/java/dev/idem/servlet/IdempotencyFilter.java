@@ -21,6 +21,7 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.util.Collections;
+import java.util.Enumeration;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
@@ -154,7 +155,8 @@ public final class IdempotencyFilter implements Filter {
             chain.doFilter(req, res);
             return;
         }
-        List<String> keyHeaders = Collections.list(request.getHeaders(headerName));
+        Enumeration<String> keyValues = request.getHeaders(headerName); // null if the container hides headers
+        List<String> keyHeaders = keyValues == null ? List.of() : Collections.list(keyValues);
         if (keyHeaders.isEmpty()) {
             if (policy.keyRequired()) {
                 Problem.KEY_MISSING.send(response, "This request requires an " + headerName + " header:"

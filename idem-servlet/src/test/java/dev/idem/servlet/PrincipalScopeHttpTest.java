@@ -80,4 +80,23 @@ class PrincipalScopeHttpTest extends FilterTestSupport {
         assertThat(record(ScopeResolver.ANONYMOUS, PAYMENTS_SCOPE_OPERATION, "user-key").orElseThrow()
                 .response().orElseThrow().body()).isEqualTo("run 3 for null".getBytes(StandardCharsets.UTF_8));
     }
+
+    @Test
+    void aRouteTemplateScopesTheKeyWhileTheFingerprintKeepsTheActualPath() throws Exception {
+        AtomicInteger runs = new AtomicInteger();
+        IdempotencyFilter filter = IdempotencyFilter.builder(idem().build())
+                .scopeResolver(ScopeResolver.userPrincipal(request -> "/orders/{id}"))
+                .build();
+        TestServer server = serve(filter, Map.of("/orders/*", created(runs)));
+
+        HttpResponse<String> first = send(post(server, "/orders/1", "template-key", "{}").build());
+        HttpResponse<String> again = send(post(server, "/orders/1", "template-key", "{}").build());
+        HttpResponse<String> otherOrder = send(post(server, "/orders/2", "template-key", "{}").build());
+
+        assertThat(first.statusCode()).isEqualTo(201);
+        assertThat(replayed(again)).isTrue();
+        assertProblem(otherOrder, 422, "key-mismatch", "template-key");
+        assertThat(runs).hasValue(1);
+        assertThat(storedScopes()).containsExactly(ScopeResolver.ANONYMOUS + " POST /orders/{id}");
+    }
 }
