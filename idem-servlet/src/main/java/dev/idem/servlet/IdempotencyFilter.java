@@ -1,0 +1,381 @@
+package dev.idem.servlet;
+
+import dev.idem.Execution;
+import dev.idem.Fingerprint;
+import dev.idem.Idem;
+import dev.idem.IdempotencyKey;
+import dev.idem.InvalidKeyException;
+import dev.idem.LeaseLostException;
+import dev.idem.OperationFailedException;
+import dev.idem.Outcome;
+import dev.idem.Scope;
+import dev.idem.servlet.internal.BufferedRequest;
+import dev.idem.servlet.internal.CapturingResponse;
+import dev.idem.servlet.internal.Problem;
+import jakarta.servlet.Filter;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletResponse;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.util.Collections;
+import java.util.Enumeration;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * A Servlet filter that makes the requests it covers idempotent under a client-chosen key, with the
+ * semantics of Stripe's API and of {@code draft-ietf-httpapi-idempotency-key-header}:
+ *
+ * <table>
+ * <caption>What a request gets</caption>
+ * <tr><th>situation</th><th>answer</th></tr>
+ * <tr><td>method not covered (GET, HEAD, OPTIONS, …), or route not covered</td><td>passed through untouched</td></tr>
+ * <tr><td>key missing where required</td><td>400 {@code urn:idem:problem:key-missing}</td></tr>
+ * <tr><td>key missing where optional</td><td>passed through without idempotency</td></tr>
+ * <tr><td>key malformed (empty, over 255 characters, not visible ASCII, repeated header; the
+ *     sf-string form {@code "…"} is accepted)</td><td>400 {@code urn:idem:problem:key-invalid}</td></tr>
+ * <tr><td>body over {@code maxRequestBytes}</td><td>413 {@code urn:idem:problem:request-too-large}</td></tr>
+ * <tr><td>JSON body not well-formed</td><td>400 {@code urn:idem:problem:malformed-json}</td></tr>
+ * <tr><td>new key</td><td>the handler runs; its status, headers and body are stored, then sent</td></tr>
+ * <tr><td>completed key, same fingerprint</td><td>the stored response, with {@code Idempotent-Replayed: true}</td></tr>
+ * <tr><td>completed key, other fingerprint</td><td>422 {@code urn:idem:problem:key-mismatch}</td></tr>
+ * <tr><td>key in progress</td><td>409 {@code urn:idem:problem:key-in-use} with {@code Retry-After}, or,
+ *     with {@code InFlightPolicy.waitUpTo(d)}, the result once it is there</td></tr>
+ * <tr><td>handler answered a status the failure policy does not store (default: 5xx), or threw</td>
+ *     <td>the key is released (a retry runs again) unless a phase finished (a retry resumes after it);
+ *     an exception propagates to the container</td></tr>
+ * </table>
+ * Problem bodies are RFC 9457 {@code application/problem+json} with {@code type, title, status,
+ * detail}; no detail, log line or exception message carries the key's value or the body.
+ *
+ * <h2>Order of work</h2>
+ * For a covered request: the key is checked, the body is read (bounded) and fingerprinted, the
+ * {@link Scope} is resolved, and {@link Idem#execute} claims the key. The handler runs against a
+ * buffered request and a capturing response: nothing is sent while it runs. Its response is then
+ * <em>stored before it is sent</em> (lock key → effect → store response → send), so a client that
+ * sees a success can rely on every retry replaying it.
+ *
+ * <h2>What is stored</h2>
+ * Status, headers and body, except {@code Set-Cookie}, {@code Set-Cookie2}, hop-by-hop headers
+ * ({@code Connection, Keep-Alive, Proxy-Authenticate, Proxy-Authorization, TE, Trailer,
+ * Transfer-Encoding, Upgrade}), {@code Date} and {@code Content-Length} (recomputed). The first
+ * caller still gets all of them, its cookies included. A handler's {@code sendError} is stored as
+ * its status and headers with an empty body (the first caller gets the container's error page).
+ *
+ * <h2>Large responses</h2>
+ * A response body over {@code maxResponseBytes} is still sent in full to the caller that ran the
+ * handler; the record is completed with the same status and stored headers, an <em>empty</em> body
+ * and {@code Idempotent-Body-Omitted: true}. A retry therefore does not run the handler again and
+ * learns the outcome's status, but not the body. (The engine's own
+ * {@code Idem.Builder.maxResponseBytes} must be at least this cap, or such responses fail instead.)
+ * Responses are buffered in memory in full, so cover routes with large downloads only knowingly.
+ *
+ * <h2>Lost lease</h2>
+ * If storing the response fails because another owner took the key over (the handler ran longer than
+ * its lease without renewal, {@link LeaseLostException}), this caller still gets its handler's
+ * response — the effect happened — without {@code Idempotent-Replayed}; the other owner's result is
+ * the one stored and replayed.
+ *
+ * <h2>Phases</h2>
+ * The handler finds the claim's {@link Execution} with {@link #execution(ServletRequest)} and runs
+ * foreign side effects as phases, so a retry after a failure resumes after the last finished one.
+ *
+ * <h2>Limits</h2>
+ * Covered handlers must complete synchronously (asynchronous processing and non-blocking I/O are
+ * refused on the wrappers), and cannot read multipart parts (the body was consumed to fingerprint it);
+ * exclude such routes with a {@link RoutePolicyResolver}.
+ *
+ * <p>Immutable and thread-safe; made by {@link #builder(Idem)} and registered programmatically
+ * ({@code ServletContext.addFilter(name, filter)}) for the {@code REQUEST} dispatcher type.
+ */
+public final class IdempotencyFilter implements Filter {
+    /** Request attribute holding the {@link Execution} while a covered handler runs. */
+    public static final String EXECUTION_ATTRIBUTE = "dev.idem.servlet.execution";
+    /** The key header of the IETF draft and Stripe. */
+    public static final String DEFAULT_HEADER_NAME = "Idempotency-Key";
+    /** Default for both body caps: 1 MiB. */
+    public static final int DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+    /** Marks a request this filter already took on, so a second pass (double registration) passes through. */
+    private static final String APPLIED_ATTRIBUTE = IdempotencyFilter.class.getName() + ".applied";
+
+    private final Idem idem;
+    private final Set<String> methods;
+    private final String headerName;
+    private final RoutePolicyResolver routePolicies;
+    private final ScopeResolver scopes;
+    private final RequestFingerprinter fingerprinter;
+    private final int maxRequestBytes;
+    private final int maxResponseBytes;
+
+    private IdempotencyFilter(Builder b) {
+        this.idem = b.idem;
+        this.methods = Collections.unmodifiableSet(new LinkedHashSet<>(b.methods));
+        this.headerName = b.headerName;
+        this.routePolicies = b.routePolicies;
+        this.scopes = b.scopes;
+        this.fingerprinter = b.fingerprinter;
+        this.maxRequestBytes = b.maxRequestBytes;
+        this.maxResponseBytes = b.maxResponseBytes;
+    }
+
+    /** A builder for a filter running covered requests through {@code idem}. */
+    public static Builder builder(Idem idem) {
+        return new Builder(idem);
+    }
+
+    /**
+     * The claim under which the current covered handler runs, to run {@linkplain Execution#phase
+     * phases}; empty outside a covered request.
+     */
+    public static Optional<Execution> execution(ServletRequest request) {
+        Object value = request.getAttribute(EXECUTION_ATTRIBUTE);
+        return value instanceof Execution execution ? Optional.of(execution) : Optional.empty();
+    }
+
+    @Override
+    public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
+        if (!(req instanceof HttpServletRequest request) || !(res instanceof HttpServletResponse response)
+                || !methods.contains(request.getMethod()) || request.getAttribute(APPLIED_ATTRIBUTE) != null) {
+            chain.doFilter(req, res);
+            return;
+        }
+        RoutePolicy policy = routePolicies.resolve(request);
+        if (policy == null) {
+            throw new IllegalStateException("the RoutePolicyResolver returned null for " + request.getMethod() + " "
+                    + request.getRequestURI() + "; return RoutePolicy.notCovered() to pass a request through");
+        }
+        if (!policy.covered()) {
+            chain.doFilter(req, res);
+            return;
+        }
+        Enumeration<String> keyValues = request.getHeaders(headerName); // null if the container hides headers
+        List<String> keyHeaders = keyValues == null ? List.of() : Collections.list(keyValues);
+        if (keyHeaders.isEmpty()) {
+            if (policy.keyRequired()) {
+                Problem.KEY_MISSING.send(response, "This request requires an " + headerName + " header:"
+                        + " one unique value per logical request, reused on every retry of it.");
+            } else {
+                chain.doFilter(req, res);
+            }
+            return;
+        }
+        if (keyHeaders.size() > 1) {
+            Problem.KEY_INVALID.send(response, "The " + headerName + " header was sent " + keyHeaders.size()
+                    + " times; send it exactly once.");
+            return;
+        }
+        IdempotencyKey key;
+        try {
+            key = IdempotencyKey.parse(keyHeaders.get(0));
+        } catch (InvalidKeyException e) {
+            // The message names the broken rule and a position, never the value.
+            String rule = e.getMessage();
+            String prefix = "idempotency key is invalid: ";
+            Problem.KEY_INVALID.send(response, "The " + headerName + " header is invalid: "
+                    + (rule.startsWith(prefix) ? rule.substring(prefix.length()) : rule) + ".");
+            return;
+        }
+        byte[] body = readBody(request);
+        if (body == null) {
+            Problem.REQUEST_TOO_LARGE.send(response, "The request body is larger than the " + maxRequestBytes
+                    + " bytes accepted for a request with an " + headerName + ".");
+            return;
+        }
+        Fingerprint fingerprint;
+        try {
+            fingerprint = fingerprinter.fingerprint(request, body);
+        } catch (RequestFingerprinter.MalformedBodyException e) {
+            Problem.MALFORMED_JSON.send(response, e.getMessage() + ".");
+            return;
+        }
+        Scope scope = scopes.resolve(request);
+        Objects.requireNonNull(scope, "the ScopeResolver returned null");
+        request.setAttribute(APPLIED_ATTRIBUTE, Boolean.TRUE);
+        try {
+            run(policy.idem().orElse(idem), scope, key, fingerprint, new BufferedRequest(request, body), response, chain);
+        } finally {
+            request.removeAttribute(APPLIED_ATTRIBUTE);
+        }
+    }
+
+    private byte[] readBody(HttpServletRequest request) throws IOException {
+        long declared = request.getContentLengthLong();
+        if (declared > maxRequestBytes) {
+            return null; // refused before reading a byte
+        }
+        return BufferedRequest.readBounded(request.getInputStream(), maxRequestBytes, declared);
+    }
+
+    private void run(Idem engine, Scope scope, IdempotencyKey key, Fingerprint fingerprint, BufferedRequest request,
+                     HttpServletResponse response, FilterChain chain) throws IOException, ServletException {
+        CapturingResponse capture = new CapturingResponse(response);
+        boolean[] handlerFinished = {false};
+        Outcome outcome;
+        try {
+            outcome = engine.execute(scope, key, fingerprint, execution -> {
+                request.setAttribute(EXECUTION_ATTRIBUTE, execution);
+                try {
+                    chain.doFilter(request, capture);
+                } finally {
+                    request.removeAttribute(EXECUTION_ATTRIBUTE);
+                }
+                handlerFinished[0] = true;
+                return capture.toStored(maxResponseBytes);
+            });
+        } catch (OperationFailedException e) {
+            // The handler's checked exception, unwrapped so the container sees what the handler threw.
+            Throwable cause = e.getCause();
+            if (cause instanceof IOException io) {
+                throw io;
+            }
+            if (cause instanceof ServletException servlet) {
+                throw servlet;
+            }
+            throw e;
+        } catch (LeaseLostException e) {
+            if (!handlerFinished[0]) {
+                throw e; // lost during a phase: the handler failed, the new owner carries on
+            }
+            // Lost while storing: the effect happened and this response describes it; the new owner's
+            // result is what retries replay. Not a replay, so no Idempotent-Replayed header.
+            capture.sendToClient();
+            return;
+        }
+        if (outcome instanceof Outcome.Executed) {
+            capture.sendToClient(); // in full, even when the stored copy omitted an oversized body
+        } else if (outcome instanceof Outcome.Replayed replayed) {
+            CapturingResponse.replay(replayed.response(), response);
+        } else if (outcome instanceof Outcome.InProgress inProgress) {
+            Problem.KEY_IN_USE.send(response, "A request with this " + headerName + " is still being processed;"
+                    + " retry after the time in Retry-After to get its result.", inProgress.retryAfter());
+        } else {
+            Problem.KEY_MISMATCH.send(response, "This " + headerName + " was already used for a different request"
+                    + " (method, path, query, content type or body); use a new key for a new request.");
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "IdempotencyFilter[methods=" + methods + ", header=" + headerName + ", maxRequestBytes=" + maxRequestBytes
+                + ", maxResponseBytes=" + maxResponseBytes + ", " + idem + "]";
+    }
+
+    /**
+     * Collects the filter's settings; each setter validates its value and names it in the error.
+     * {@link #build()} returns an immutable filter; the builder can be reused.
+     */
+    public static final class Builder {
+        private final Idem idem;
+        private Set<String> methods = new LinkedHashSet<>(List.of("POST", "PATCH"));
+        private String headerName = DEFAULT_HEADER_NAME;
+        private RoutePolicyResolver routePolicies = RoutePolicyResolver.always(RoutePolicy.required());
+        private ScopeResolver scopes = ScopeResolver.userPrincipal();
+        private RequestFingerprinter fingerprinter = new RequestFingerprinter();
+        private int maxRequestBytes = DEFAULT_MAX_BODY_BYTES;
+        private int maxResponseBytes = DEFAULT_MAX_BODY_BYTES;
+
+        private Builder(Idem idem) {
+            this.idem = Objects.requireNonNull(idem, "idem is null");
+        }
+
+        /**
+         * The methods whose requests are considered at all; others pass through untouched. Default
+         * {@code POST, PATCH}. Case-sensitive, as HTTP methods are.
+         */
+        public Builder methods(String... methods) {
+            Objects.requireNonNull(methods, "methods is null");
+            if (methods.length == 0) {
+                throw new IllegalArgumentException("methods must name at least one method");
+            }
+            Set<String> set = new LinkedHashSet<>();
+            for (String method : methods) {
+                set.add(token("method", method));
+            }
+            this.methods = set;
+            return this;
+        }
+
+        /** The key header. Default {@value IdempotencyFilter#DEFAULT_HEADER_NAME}. */
+        public Builder headerName(String headerName) {
+            this.headerName = token("headerName", headerName);
+            return this;
+        }
+
+        /** Which covered-method requests are covered, key required or optional, with which Idem. Default: all, key required. */
+        public Builder routePolicyResolver(RoutePolicyResolver resolver) {
+            this.routePolicies = Objects.requireNonNull(resolver, "routePolicyResolver is null");
+            return this;
+        }
+
+        /** Default {@link ScopeResolver#userPrincipal()}. */
+        public Builder scopeResolver(ScopeResolver resolver) {
+            this.scopes = Objects.requireNonNull(resolver, "scopeResolver is null");
+            return this;
+        }
+
+        /** Default {@code new RequestFingerprinter()}. */
+        public Builder fingerprinter(RequestFingerprinter fingerprinter) {
+            this.fingerprinter = Objects.requireNonNull(fingerprinter, "fingerprinter is null");
+            return this;
+        }
+
+        /** Larger request bodies are answered 413 without running anything. Default 1 MiB. */
+        public Builder maxRequestBytes(int maxRequestBytes) {
+            this.maxRequestBytes = bytes("maxRequestBytes", maxRequestBytes);
+            return this;
+        }
+
+        /**
+         * Larger response bodies are sent in full but stored empty, with
+         * {@code Idempotent-Body-Omitted: true}. Default 1 MiB.
+         */
+        public Builder maxResponseBytes(int maxResponseBytes) {
+            this.maxResponseBytes = bytes("maxResponseBytes", maxResponseBytes);
+            return this;
+        }
+
+        public IdempotencyFilter build() {
+            return new IdempotencyFilter(this);
+        }
+
+        private static int bytes(String name, int value) {
+            // Arrays in the JVM stop a little short of Integer.MAX_VALUE.
+            if (value < 0 || value > Integer.MAX_VALUE - 8) {
+                throw new IllegalArgumentException(name + " must be between 0 and " + (Integer.MAX_VALUE - 8) + ", was " + value);
+            }
+            return value;
+        }
+
+        /** Checks an HTTP token (RFC 9110 §5.6.2): a method or a header name. */
+        static String token(String what, String value) {
+            if (value == null || value.isEmpty()) {
+                throw new IllegalArgumentException(what + " must be a non-empty HTTP token, was " + (value == null ? "null" : "empty"));
+            }
+            for (int i = 0; i < value.length(); i++) {
+                char c = value.charAt(i);
+                boolean tchar = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+                        || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
+                if (!tchar) {
+                    throw new IllegalArgumentException(what + " must be an HTTP token, was '" + printable(value)
+                            + "' (character at position " + i + " is not allowed)");
+                }
+            }
+            return value;
+        }
+
+        private static String printable(String value) {
+            StringBuilder out = new StringBuilder();
+            for (char c : value.toCharArray()) {
+                out.append(c >= 0x20 && c < 0x7F ? String.valueOf(c) : String.format("\\u%04x", (int) c));
+            }
+            return out.toString();
+        }
+    }
+}
