@@ -51,6 +51,7 @@ final class TestApp implements AutoCloseable {
                 "--logging.level.root=WARN",
                 // The handlers that throw on purpose would print a stack trace per request.
                 "--logging.level.org.apache.catalina.core=OFF",
+                "--logging.level.org.springframework.web.servlet.mvc.support=ERROR",
                 "--idem.scope.credential-header=" + API_KEY_HEADER,
                 "--idem.max-request-bytes=64KB"));
         arguments.addAll(List.of(extraArguments));
