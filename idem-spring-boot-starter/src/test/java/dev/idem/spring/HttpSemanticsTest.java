@@ -265,7 +265,7 @@ abstract class HttpSemanticsTest extends AppTest {
     }
 
     @Test
-    void perEndpointRetentionAndLeaseComeFromTheAnnotation() throws Exception {
+    void perEndpointRetentionComesFromTheAnnotation() throws Exception {
         String key = fresh("archive");
         String defaultKey = fresh("orders");
         Instant before = Instant.now();
