@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idem.Fingerprint;
 import dev.idem.Idem;
+import dev.idem.IdemListener;
 import dev.idem.IdempotencyKey;
 import dev.idem.Outcome;
 import dev.idem.Scope;
@@ -35,8 +36,10 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 import javax.sql.DataSource;
@@ -380,6 +383,35 @@ class AutoConfigurationTest {
             assertThat(registry.counter(MicrometerIdemListener.CLAIMS, "outcome", "conflict").count()).isZero();
             assertThat(registry.find(MicrometerIdemListener.LEASE_LOST).counter()).as("registered up front").isNotNull();
         });
+    }
+
+    @Test
+    void everyIdemListenerBeanHearsTheEngineBesideTheMeters() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        List<String> heard = new CopyOnWriteArrayList<>();
+        IdemListener own = new IdemListener() {
+            @Override
+            public void claimed(Scope scope, int attempt) {
+                heard.add("claimed " + scope.value());
+            }
+
+            @Override
+            public void replayed(Scope scope) {
+                heard.add("replayed " + scope.value());
+            }
+        };
+        web().withBean(MeterRegistry.class, () -> registry).withBean(IdempotencyStore.class, NonDurableMemoryStore::new)
+                .withBean(IdemListener.class, () -> own)
+                .run(context -> {
+                    Idem idem = context.getBean(Idem.class);
+                    Scope scope = Scope.of("listener-test", "POST /x");
+                    Fingerprint fingerprint = Fingerprint.builder().part("body", "1").build();
+                    idem.execute(scope, IdempotencyKey.of("k"), fingerprint, run -> StoredResponse.of(201, new byte[0]));
+                    idem.execute(scope, IdempotencyKey.of("k"), fingerprint, run -> StoredResponse.of(201, new byte[0]));
+
+                    assertThat(heard).containsExactly("claimed listener-test POST /x", "replayed listener-test POST /x");
+                    assertThat(registry.counter(MicrometerIdemListener.CLAIMS, "outcome", "replayed").count()).isEqualTo(1);
+                });
     }
 
     // ---- helpers ------------------------------------------------------------------------------
