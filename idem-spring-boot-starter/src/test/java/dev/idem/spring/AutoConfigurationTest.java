@@ -52,6 +52,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
@@ -59,6 +60,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.util.unit.DataSize;
+import org.springframework.web.servlet.DispatcherServlet;
 
 /**
  * The auto-configuration in isolation: which beans it makes, how they back off for the application's
@@ -118,6 +120,20 @@ class AutoConfigurationTest {
             assertThat(context).hasSingleBean(Idem.class).hasSingleBean(JdbcIdempotencyStore.class).hasSingleBean(Sweeper.class);
             assertThat(context).doesNotHaveBean(FilterRegistrationBean.class).doesNotHaveBean(RoutePolicyResolver.class);
         });
+    }
+
+    @Test
+    void micrometerAndSpringMvcAreOptional() {
+        web().withClassLoader(new FilteredClassLoader(MeterRegistry.class))
+                .withBean(DataSource.class, () -> unclosable(db)).run(context -> {
+                    assertThat(context).hasNotFailed().hasSingleBean(Idem.class).hasBean("idempotencyFilterRegistration");
+                    assertThat(context).doesNotHaveBean(MicrometerIdemListener.class);
+                });
+        web().withClassLoader(new FilteredClassLoader(DispatcherServlet.class))
+                .withBean(DataSource.class, () -> unclosable(db)).run(context -> {
+                    assertThat(context).hasNotFailed().hasSingleBean(Idem.class).hasSingleBean(Sweeper.class);
+                    assertThat(context).doesNotHaveBean(FilterRegistrationBean.class);
+                });
     }
 
     // ---- the application's beans win ------------------------------------------------------------
