@@ -6,7 +6,6 @@ import dev.idem.Fingerprint;
 import dev.idem.Idem;
 import dev.idem.IdemListener;
 import dev.idem.IdempotencyKey;
-import dev.idem.Outcome;
 import dev.idem.Scope;
 import dev.idem.StoredResponse;
 import dev.idem.Sweeper;
@@ -17,7 +16,10 @@ import dev.idem.servlet.RequestFingerprinter;
 import dev.idem.servlet.RoutePolicy;
 import dev.idem.servlet.RoutePolicyResolver;
 import dev.idem.servlet.ScopeResolver;
+import dev.idem.spi.ClaimOutcome;
+import dev.idem.spi.ClaimRequest;
 import dev.idem.spi.IdempotencyStore;
+import dev.idem.spi.RecordKey;
 import dev.idem.spring.internal.HandlerMappingRoutePolicyResolver;
 import dev.idem.spring.internal.NoIdempotencyStoreException;
 import dev.idem.spring.internal.NoIdempotencyStoreFailureAnalyzer;
@@ -355,15 +357,19 @@ class AutoConfigurationTest {
                     ours.removeAll(sweepersBefore);
                     assertThat(ours).as("the sweeper's own thread").isNotEmpty();
 
-                    // A record that expires a millisecond after it completes.
-                    Idem shortLived = context.getBean(Idem.class).toBuilder().lease(Duration.ofMillis(1)).retention(Duration.ofMillis(1)).build();
-                    Scope scope = Scope.of("sweeper-test", "POST /expiring");
-                    Outcome outcome = shortLived.execute(scope, IdempotencyKey.of("expiring-1"), Fingerprint.builder().part("body", "x").build(),
-                            run -> StoredResponse.of(201, new byte[0]));
-                    assertThat(outcome).isInstanceOf(Outcome.Executed.class);
+                    // A record completed with a retention of one millisecond: expired at once. Written through
+                    // the store SPI, so the record is live (30 s) until completed and the sweeper cannot race it.
+                    IdempotencyStore store = context.getBean(IdempotencyStore.class);
+                    RecordKey id = new RecordKey(Scope.of("sweeper-test", "POST /expiring"), IdempotencyKey.of("expiring-1"));
+                    ClaimOutcome claim = store.claim(new ClaimRequest(id, Fingerprint.builder().part("body", "x").build(),
+                            Duration.ofSeconds(30), Duration.ofSeconds(30)));
+                    assertThat(claim).isInstanceOf(ClaimOutcome.Acquired.class);
+                    store.complete(id, ((ClaimOutcome.Acquired) claim).token(), StoredResponse.of(201, new byte[0]), Duration.ofMillis(1));
 
-                    ConcurrencyTest.awaitTrue("the sweeper deleted the expired record", () -> rowsOfScope(db, scope) == 0);
-                    assertThat(registry.counter(MicrometerIdemListener.PURGED).count()).as("idem.purged counted it").isGreaterThanOrEqualTo(1);
+                    ConcurrencyTest.awaitTrue("the sweeper deleted the expired record and counted it",
+                            () -> rowsOfScope(db, id.scope()) == 0 && registry.counter(MicrometerIdemListener.PURGED).count() >= 1);
+                    assertThat(rowsOfScope(db, id.scope())).isZero();
+                    assertThat(registry.counter(MicrometerIdemListener.PURGED).count()).as("idem.purged").isGreaterThanOrEqualTo(1);
                 });
         assertThat(lifecycle.get().isRunning()).as("stopped with the context").isFalse();
         for (Thread thread : ours) {
