@@ -54,6 +54,9 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
@@ -405,6 +408,23 @@ class AutoConfigurationTest {
             assertThat(registry.counter(MicrometerIdemListener.CLAIMS, "outcome", "conflict").count()).isZero();
             assertThat(registry.find(MicrometerIdemListener.LEASE_LOST).counter()).as("registered up front").isNotNull();
         });
+    }
+
+    /** The registry Boot's metrics auto-configuration makes (as with Actuator) is seen: idem is ordered after it. */
+    @Test
+    void bootsAutoConfiguredMeterRegistryGetsTheMeters() {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class, CompositeMeterRegistryAutoConfiguration.class,
+                        SimpleMetricsExportAutoConfiguration.class, IdemAutoConfiguration.class))
+                .withBean(IdempotencyStore.class, NonDurableMemoryStore::new)
+                .run(context -> {
+                    assertThat(context).hasNotFailed().hasSingleBean(MicrometerIdemListener.class);
+                    MeterRegistry registry = context.getBean(MeterRegistry.class);
+                    Idem idem = context.getBean(Idem.class);
+                    idem.execute(Scope.of("boot-registry", "POST /x"), IdempotencyKey.of("k"), Fingerprint.builder().part("body", "1").build(),
+                            run -> StoredResponse.of(201, new byte[0]));
+                    assertThat(registry.get(MicrometerIdemListener.CLAIMS).tag("outcome", "acquired").counter().count()).isEqualTo(1);
+                });
     }
 
     @Test
