@@ -1,0 +1,363 @@
+package dev.idem.spring;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.springframework.beans.factory.InitializingBean;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.util.unit.DataSize;
+
+/**
+ * The {@code idem.*} settings of the starter. Every value is checked once bound: a bad one fails
+ * startup with {@link InvalidConfigurationPropertyValueException}, which names the property.
+ */
+@ConfigurationProperties(prefix = "idem")
+public class IdemProperties implements InitializingBean {
+    /** Largest buffer the filter can hold (JVM arrays stop a little short of Integer.MAX_VALUE). */
+    private static final long MAX_BYTES = Integer.MAX_VALUE - 8;
+
+    /** Whether idem is configured at all: store, engine, filter, sweeper and meters. */
+    private boolean enabled = true;
+
+    /** The request header carrying the idempotency key. */
+    private String headerName = "Idempotency-Key";
+
+    /** HTTP methods whose requests the filter considers; others (GET, HEAD, OPTIONS, ...) pass through untouched. */
+    private List<String> methods = new ArrayList<>(Arrays.asList("POST", "PATCH"));
+
+    /**
+     * Which endpoints are idempotent: 'annotated' covers handler methods with @Idempotent only; 'all'
+     * covers every handler method (of a covered HTTP method), @Idempotent adjusting it.
+     */
+    private DefaultPolicy defaultPolicy = DefaultPolicy.ANNOTATED;
+
+    /**
+     * How long a running request holds its key between renewals; after a crash, a retry may take over
+     * once it has passed.
+     */
+    private Duration lease = Duration.ofSeconds(30);
+
+    /** How long a completed response is replayable; at least the lease. */
+    private Duration retention = Duration.ofHours(24);
+
+    /**
+     * What a request finds when another with the same key is still running: 'reject' answers 409 with
+     * Retry-After at once, 'wait' waits up to max-wait for its result.
+     */
+    private InFlight inFlight = InFlight.REJECT;
+
+    /** With in-flight 'wait': how long a request waits for the running one's result before answering 409. */
+    private Duration maxWait = Duration.ofSeconds(10);
+
+    /** Largest request body accepted with an idempotency key; larger ones are answered 413. */
+    private DataSize maxRequestBytes = DataSize.ofMegabytes(1);
+
+    /**
+     * Largest response body stored for replay; a larger one is sent in full but stored empty with
+     * 'Idempotent-Body-Omitted: true'. Also the engine's limit, so the two always agree.
+     */
+    private DataSize maxResponseBytes = DataSize.ofMegabytes(1);
+
+    /** Table of the JDBC store (a lower-case SQL identifier). */
+    private String tableName = "idem_record";
+
+    private final Schema schema = new Schema();
+
+    private final Sweeper sweeper = new Sweeper();
+
+    private final Scope scope = new Scope();
+
+    private final Filter filter = new Filter();
+
+    /** Which endpoints the filter covers when they carry no @Idempotent. */
+    public enum DefaultPolicy {
+        /** Only handler methods (or controller classes) annotated with @Idempotent. */
+        ANNOTATED,
+        /** Every handler method whose HTTP method is covered. */
+        ALL
+    }
+
+    /** The global in-flight policy. */
+    public enum InFlight {
+        /** Answer 409 with Retry-After at once. */
+        REJECT,
+        /** Wait up to max-wait for the result. */
+        WAIT
+    }
+
+    /** Schema settings. */
+    public static class Schema {
+        /** Whether to create or upgrade the store's table when the application starts. */
+        private boolean initialize = true;
+
+        public boolean isInitialize() {
+            return initialize;
+        }
+
+        public void setInitialize(boolean initialize) {
+            this.initialize = initialize;
+        }
+    }
+
+    /** Settings of the sweeper that deletes expired records. */
+    public static class Sweeper {
+        /** Whether to run the sweeper with the application. */
+        private boolean enabled = true;
+
+        /** Time between sweeps. */
+        private Duration interval = Duration.ofMinutes(1);
+
+        /** Records deleted per statement; keeps each delete short. */
+        private int batchSize = 500;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public Duration getInterval() {
+            return interval;
+        }
+
+        public void setInterval(Duration interval) {
+            this.interval = interval;
+        }
+
+        public int getBatchSize() {
+            return batchSize;
+        }
+
+        public void setBatchSize(int batchSize) {
+            this.batchSize = batchSize;
+        }
+    }
+
+    /** Who a key belongs to. */
+    public static class Scope {
+        /**
+         * Header whose value identifies the caller (e.g. X-Api-Key, Authorization); only its SHA-256
+         * is stored. Empty: the authenticated user principal, or 'anonymous'.
+         */
+        private String credentialHeader = "";
+
+        public String getCredentialHeader() {
+            return credentialHeader;
+        }
+
+        public void setCredentialHeader(String credentialHeader) {
+            this.credentialHeader = credentialHeader;
+        }
+    }
+
+    /** Registration of the servlet filter. */
+    public static class Filter {
+        /**
+         * Order of the filter among the servlet filters: early, but after Spring Security's filter
+         * chain (-100) so the authenticated principal is known.
+         */
+        private int order = -90;
+
+        public int getOrder() {
+            return order;
+        }
+
+        public void setOrder(int order) {
+            this.order = order;
+        }
+    }
+
+    /** Checks every value, naming the property of the first bad one. */
+    @Override
+    public void afterPropertiesSet() {
+        validate();
+    }
+
+    /**
+     * Checks every value.
+     *
+     * @throws InvalidConfigurationPropertyValueException naming the first bad property and why
+     */
+    public void validate() {
+        token("idem.header-name", headerName);
+        if (methods == null || methods.isEmpty()) {
+            throw invalid("idem.methods", methods, "name at least one HTTP method, e.g. POST,PATCH");
+        }
+        for (String method : methods) {
+            token("idem.methods", method);
+        }
+        notNull("idem.default-policy", defaultPolicy);
+        notNull("idem.in-flight", inFlight);
+        positive("idem.lease", lease);
+        if (lease.toMillis() < 1) {
+            throw invalid("idem.lease", lease, "must be at least 1ms");
+        }
+        positive("idem.retention", retention);
+        if (retention.compareTo(lease) < 0) {
+            throw invalid("idem.retention", retention, "must not be shorter than idem.lease (" + lease + ")");
+        }
+        positive("idem.max-wait", maxWait);
+        bytes("idem.max-request-bytes", maxRequestBytes);
+        bytes("idem.max-response-bytes", maxResponseBytes);
+        if (tableName == null || !tableName.matches("[a-z_][a-z0-9_]{0,47}")) {
+            throw invalid("idem.table-name", tableName, "must be a lower-case SQL identifier matching [a-z_][a-z0-9_]{0,47}");
+        }
+        positive("idem.sweeper.interval", sweeper.interval);
+        if (sweeper.interval.toMillis() < 1) {
+            throw invalid("idem.sweeper.interval", sweeper.interval, "must be at least 1ms");
+        }
+        if (sweeper.batchSize < 1 || sweeper.batchSize > 100_000) {
+            throw invalid("idem.sweeper.batch-size", sweeper.batchSize, "must be between 1 and 100000");
+        }
+        String credential = scope.credentialHeader;
+        if (credential != null && !credential.isEmpty()) {
+            token("idem.scope.credential-header", credential);
+        }
+    }
+
+    private static void token(String property, String value) {
+        if (value == null || value.isEmpty()) {
+            throw invalid(property, value, "must be a non-empty HTTP token");
+        }
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            boolean tchar = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+                    || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
+            if (!tchar) {
+                throw invalid(property, value, "must be an HTTP token (character at position " + i + " is not allowed)");
+            }
+        }
+    }
+
+    private static void notNull(String property, Object value) {
+        if (value == null) {
+            throw invalid(property, null, "must be set");
+        }
+    }
+
+    private static void positive(String property, Duration value) {
+        if (value == null || value.isNegative() || value.isZero()) {
+            throw invalid(property, value, "must be a positive duration");
+        }
+    }
+
+    private static void bytes(String property, DataSize value) {
+        if (value == null || value.isNegative() || value.toBytes() > MAX_BYTES) {
+            throw invalid(property, value, "must be between 0B and " + MAX_BYTES + "B");
+        }
+    }
+
+    private static InvalidConfigurationPropertyValueException invalid(String property, Object value, String reason) {
+        return new InvalidConfigurationPropertyValueException(property, value, reason);
+    }
+
+    // ---- accessors ----------------------------------------------------------------------------
+
+    public boolean isEnabled() {
+        return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
+
+    public String getHeaderName() {
+        return headerName;
+    }
+
+    public void setHeaderName(String headerName) {
+        this.headerName = headerName;
+    }
+
+    public List<String> getMethods() {
+        return methods;
+    }
+
+    public void setMethods(List<String> methods) {
+        this.methods = methods;
+    }
+
+    public DefaultPolicy getDefaultPolicy() {
+        return defaultPolicy;
+    }
+
+    public void setDefaultPolicy(DefaultPolicy defaultPolicy) {
+        this.defaultPolicy = defaultPolicy;
+    }
+
+    public Duration getLease() {
+        return lease;
+    }
+
+    public void setLease(Duration lease) {
+        this.lease = lease;
+    }
+
+    public Duration getRetention() {
+        return retention;
+    }
+
+    public void setRetention(Duration retention) {
+        this.retention = retention;
+    }
+
+    public InFlight getInFlight() {
+        return inFlight;
+    }
+
+    public void setInFlight(InFlight inFlight) {
+        this.inFlight = inFlight;
+    }
+
+    public Duration getMaxWait() {
+        return maxWait;
+    }
+
+    public void setMaxWait(Duration maxWait) {
+        this.maxWait = maxWait;
+    }
+
+    public DataSize getMaxRequestBytes() {
+        return maxRequestBytes;
+    }
+
+    public void setMaxRequestBytes(DataSize maxRequestBytes) {
+        this.maxRequestBytes = maxRequestBytes;
+    }
+
+    public DataSize getMaxResponseBytes() {
+        return maxResponseBytes;
+    }
+
+    public void setMaxResponseBytes(DataSize maxResponseBytes) {
+        this.maxResponseBytes = maxResponseBytes;
+    }
+
+    public String getTableName() {
+        return tableName;
+    }
+
+    public void setTableName(String tableName) {
+        this.tableName = tableName;
+    }
+
+    public Schema getSchema() {
+        return schema;
+    }
+
+    public Sweeper getSweeper() {
+        return sweeper;
+    }
+
+    public Scope getScope() {
+        return scope;
+    }
+
+    public Filter getFilter() {
+        return filter;
+    }
+}

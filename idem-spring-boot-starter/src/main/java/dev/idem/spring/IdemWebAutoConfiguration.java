@@ -1,0 +1,97 @@
+package dev.idem.spring;
+
+import dev.idem.Idem;
+import dev.idem.servlet.IdempotencyFilter;
+import dev.idem.servlet.RequestFingerprinter;
+import dev.idem.servlet.RoutePolicyResolver;
+import dev.idem.servlet.ScopeResolver;
+import dev.idem.spring.internal.EndpointPolicies;
+import dev.idem.spring.internal.HandlerMappingRoutePolicyResolver;
+import jakarta.servlet.DispatcherType;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
+import org.springframework.web.servlet.DispatcherServlet;
+
+/**
+ * The {@code Idempotency-Key} filter for a Spring MVC application: registered as a
+ * {@link FilterRegistrationBean} on {@code /*} for the {@code REQUEST} dispatcher at
+ * {@code idem.filter.order} (-90: after Spring Security's chain, before the rest), covering the
+ * handler methods annotated {@link Idempotent} (or all, with {@code idem.default-policy=all}), with
+ * the handler's URL pattern as the scope's route.
+ *
+ * <p>Each part backs off for an application bean: {@link RoutePolicyResolver}, {@link ScopeResolver},
+ * {@link RequestFingerprinter}, and an {@link IdempotencyFilter} or
+ * {@code FilterRegistrationBean<IdempotencyFilter>}.
+ */
+@AutoConfiguration(after = IdemAutoConfiguration.class)
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+@ConditionalOnClass({IdempotencyFilter.class, DispatcherServlet.class, FilterRegistrationBean.class})
+@ConditionalOnBooleanProperty(name = "idem.enabled", matchIfMissing = true)
+@ConditionalOnBean({Idem.class, IdemProperties.class})
+public class IdemWebAutoConfiguration {
+
+    /** {@code @Idempotent} on handler methods, found through Spring MVC's handler mappings. */
+    @Bean
+    @ConditionalOnMissingBean
+    public RoutePolicyResolver idemRoutePolicyResolver(Idem idem, IdemProperties properties, Environment environment) {
+        return new HandlerMappingRoutePolicyResolver(new EndpointPolicies(idem, properties, environment));
+    }
+
+    /** Principal ({@code idem.scope.credential-header}, else the user principal) + method + handler URL pattern. */
+    @Bean
+    @ConditionalOnMissingBean
+    public ScopeResolver idemScopeResolver(IdemProperties properties) {
+        String header = properties.getScope().getCredentialHeader();
+        return header == null || header.isEmpty()
+                ? ScopeResolver.userPrincipal(IdemRoutes::route)
+                : ScopeResolver.credentialHeader(header, IdemRoutes::route);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    public RequestFingerprinter idemRequestFingerprinter() {
+        return new RequestFingerprinter();
+    }
+
+    /**
+     * The filter, with the body caps of {@code idem.max-request-bytes} and {@code idem.max-response-bytes}.
+     *
+     * @throws InvalidConfigurationPropertyValueException if {@code idem.max-response-bytes} exceeds what
+     *         the {@link Idem} bean stores (an application's own {@code Idem} with a smaller limit)
+     */
+    @Bean
+    @ConditionalOnMissingBean(value = IdempotencyFilter.class, parameterizedContainer = FilterRegistrationBean.class)
+    public FilterRegistrationBean<IdempotencyFilter> idempotencyFilterRegistration(
+            Idem idem, IdemProperties properties, RoutePolicyResolver routePolicies, ScopeResolver scopes,
+            RequestFingerprinter fingerprinter) {
+        long responseCap = properties.getMaxResponseBytes().toBytes();
+        if (responseCap > idem.maxResponseBytes()) {
+            throw new InvalidConfigurationPropertyValueException("idem.max-response-bytes", properties.getMaxResponseBytes(),
+                    "must not exceed the Idem bean's maxResponseBytes (" + idem.maxResponseBytes()
+                            + " bytes), or responses between the two would fail instead of being stored without their body");
+        }
+        IdempotencyFilter filter = IdempotencyFilter.builder(idem)
+                .methods(properties.getMethods().toArray(String[]::new))
+                .headerName(properties.getHeaderName())
+                .routePolicyResolver(routePolicies)
+                .scopeResolver(scopes)
+                .fingerprinter(fingerprinter)
+                .maxRequestBytes((int) properties.getMaxRequestBytes().toBytes())
+                .maxResponseBytes((int) responseCap)
+                .build();
+        FilterRegistrationBean<IdempotencyFilter> registration = new FilterRegistrationBean<>(filter);
+        registration.setName("idempotencyFilter");
+        registration.setOrder(properties.getFilter().getOrder());
+        registration.setDispatcherTypes(DispatcherType.REQUEST);
+        registration.addUrlPatterns("/*");
+        return registration;
+    }
+}

@@ -1,0 +1,137 @@
+package dev.idem.spring.internal;
+
+import dev.idem.Idem;
+import dev.idem.InFlightPolicy;
+import dev.idem.servlet.RoutePolicy;
+import dev.idem.spring.IdemProperties;
+import dev.idem.spring.Idempotent;
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import org.springframework.boot.convert.DurationStyle;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.env.PropertyResolver;
+import org.springframework.web.method.HandlerMethod;
+import org.springframework.web.servlet.function.HandlerFunction;
+
+/**
+ * The {@link RoutePolicy} of each handler: from its {@link Idempotent} (method, else class), or the
+ * default policy. Computed once per handler method, with a per-endpoint {@link Idem} derived from the
+ * application's when the annotation changes a setting.
+ */
+public final class EndpointPolicies {
+    private final Idem idem;
+    private final IdemProperties properties;
+    private final PropertyResolver placeholders;
+    private final Map<HandlerKey, RoutePolicy> cache = new ConcurrentHashMap<>();
+
+    public EndpointPolicies(Idem idem, IdemProperties properties, PropertyResolver placeholders) {
+        this.idem = Objects.requireNonNull(idem, "idem is null");
+        this.properties = Objects.requireNonNull(properties, "properties is null");
+        this.placeholders = Objects.requireNonNull(placeholders, "placeholders is null");
+    }
+
+    private record HandlerKey(Class<?> type, Method method) {
+    }
+
+    /** The policy of a handler found by a {@code HandlerMapping}; not covered for handlers idem cannot read. */
+    public RoutePolicy forHandler(Object handler) {
+        if (handler instanceof HandlerMethod method) {
+            return forMethod(method);
+        }
+        if (handler instanceof HandlerFunction<?>) {
+            // Functional endpoints carry no annotation: covered only when everything is.
+            return properties.getDefaultPolicy() == IdemProperties.DefaultPolicy.ALL ? RoutePolicy.required() : RoutePolicy.notCovered();
+        }
+        return RoutePolicy.notCovered(); // static resources, default servlet, ...
+    }
+
+    /**
+     * The policy of one handler method, computed on first use and cached.
+     *
+     * @throws IllegalStateException if its {@link Idempotent} has a value that does not parse or fit
+     */
+    public RoutePolicy forMethod(HandlerMethod handler) {
+        return cache.computeIfAbsent(new HandlerKey(handler.getBeanType(), handler.getMethod()), key -> compute(key));
+    }
+
+    private RoutePolicy compute(HandlerKey key) {
+        Idempotent annotation = AnnotatedElementUtils.findMergedAnnotation(key.method(), Idempotent.class);
+        if (annotation == null) {
+            annotation = AnnotatedElementUtils.findMergedAnnotation(key.type(), Idempotent.class);
+        }
+        if (annotation == null) {
+            return properties.getDefaultPolicy() == IdemProperties.DefaultPolicy.ALL ? RoutePolicy.required() : RoutePolicy.notCovered();
+        }
+        String where = key.type().getName() + "#" + key.method().getName();
+        RoutePolicy policy = annotation.required() ? RoutePolicy.required() : RoutePolicy.optional();
+        Idem variant = variant(annotation, where);
+        return variant == null ? policy : policy.withIdem(variant);
+    }
+
+    /** The endpoint's own engine, or null when the annotation changes no setting. */
+    private Idem variant(Idempotent annotation, String where) {
+        Duration lease = duration(annotation.lease(), "lease", where);
+        Duration retention = duration(annotation.retention(), "retention", where);
+        Duration maxWait = duration(annotation.maxWait(), "maxWait", where);
+        InFlightPolicy inFlight = inFlight(annotation.inFlight(), maxWait, where);
+        if (lease == null && retention == null && inFlight == null) {
+            return null;
+        }
+        try {
+            Idem.Builder builder = idem.toBuilder();
+            if (lease != null) {
+                builder.lease(lease);
+            }
+            if (retention != null) {
+                builder.retention(retention);
+            }
+            if (inFlight != null) {
+                builder.inFlightPolicy(inFlight);
+            }
+            return builder.build();
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            throw new IllegalStateException("@Idempotent on " + where + ": " + e.getMessage(), e);
+        }
+    }
+
+    private InFlightPolicy inFlight(Idempotent.InFlight mode, Duration maxWait, String where) {
+        switch (mode) {
+            case REJECT:
+                if (maxWait != null) {
+                    throw new IllegalStateException("@Idempotent on " + where + ": maxWait is set but inFlight is REJECT, which never waits");
+                }
+                return InFlightPolicy.reject();
+            case WAIT:
+                return InFlightPolicy.waitUpTo(maxWait != null ? maxWait : properties.getMaxWait());
+            default:
+                if (maxWait == null) {
+                    return null;
+                }
+                if (properties.getInFlight() != IdemProperties.InFlight.WAIT) {
+                    throw new IllegalStateException("@Idempotent on " + where + ": maxWait is set but the in-flight policy"
+                            + " is idem.in-flight=reject, which never waits; add inFlight = WAIT");
+                }
+                return InFlightPolicy.waitUpTo(maxWait);
+        }
+    }
+
+    private Duration duration(String text, String attribute, String where) {
+        if (text.isEmpty()) {
+            return null;
+        }
+        Duration value;
+        try {
+            value = DurationStyle.detectAndParse(placeholders.resolveRequiredPlaceholders(text).trim());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException("@Idempotent on " + where + ": " + attribute + " '" + text
+                    + "' is not a duration (examples: 30s, 5m, 24h, PT1H)", e);
+        }
+        if (value.isNegative() || value.isZero()) {
+            throw new IllegalStateException("@Idempotent on " + where + ": " + attribute + " must be positive, was '" + text + "'");
+        }
+        return value;
+    }
+}

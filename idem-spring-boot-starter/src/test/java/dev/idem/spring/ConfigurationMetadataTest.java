@@ -1,0 +1,59 @@
+package dev.idem.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.InputStream;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The configuration metadata that spring-boot-configuration-processor generates from
+ * {@link IdemProperties} (merged with the additional metadata), which IDEs use to complete and
+ * document {@code idem.*}: every property is there, described, with its default.
+ */
+class ConfigurationMetadataTest {
+
+    @Test
+    void everyPropertyIsDescribedWithItsDefault() throws Exception {
+        JsonNode metadata;
+        try (InputStream in = getClass().getClassLoader().getResourceAsStream("META-INF/spring-configuration-metadata.json")) {
+            assertThat(in).as("generated into the starter's classes (and so its jar)").isNotNull();
+            metadata = JsonMapper.shared().readTree(in);
+        }
+        Map<String, JsonNode> properties = new HashMap<>();
+        for (JsonNode property : metadata.get("properties")) {
+            properties.put(property.get("name").asString(), property);
+        }
+        Map<String, String> defaults = Map.ofEntries(
+                Map.entry("idem.enabled", "true"),
+                Map.entry("idem.header-name", "Idempotency-Key"),
+                Map.entry("idem.methods", "[\"POST\",\"PATCH\"]"),
+                Map.entry("idem.default-policy", "annotated"),
+                Map.entry("idem.lease", "30s"),
+                Map.entry("idem.retention", "24h"),
+                Map.entry("idem.in-flight", "reject"),
+                Map.entry("idem.max-wait", "10s"),
+                Map.entry("idem.max-request-bytes", "1MB"),
+                Map.entry("idem.max-response-bytes", "1MB"),
+                Map.entry("idem.table-name", "idem_record"),
+                Map.entry("idem.schema.initialize", "true"),
+                Map.entry("idem.sweeper.enabled", "true"),
+                Map.entry("idem.sweeper.interval", "1m"),
+                Map.entry("idem.sweeper.batch-size", "500"),
+                Map.entry("idem.scope.credential-header", "\"\""),
+                Map.entry("idem.filter.order", "-90"));
+
+        assertThat(properties.keySet()).containsExactlyInAnyOrderElementsOf(defaults.keySet());
+        defaults.forEach((name, value) -> {
+            JsonNode property = properties.get(name);
+            assertThat(property.path("description").asString()).as("description of %s", name).isNotBlank();
+            JsonNode defaultValue = property.get("defaultValue");
+            assertThat(defaultValue).as("default of %s", name).isNotNull();
+            assertThat(defaultValue.isString() ? defaultValue.asString() : defaultValue.toString())
+                    .as("default of %s", name).isEqualTo(value.equals("\"\"") ? "" : value);
+        });
+    }
+}

@@ -1,0 +1,220 @@
+package dev.idem.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.idem.Idem;
+import dev.idem.servlet.RoutePolicy;
+import dev.idem.servlet.RoutePolicyResolver;
+import dev.idem.spi.IdempotencyStore;
+import dev.idem.testing.NonDurableMemoryStore;
+import java.time.Duration;
+import java.util.Collections;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import org.springframework.mock.web.MockHttpServletRequest;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.servlet.HandlerMapping;
+import org.springframework.web.servlet.config.annotation.EnableWebMvc;
+import org.springframework.web.util.ServletRequestPathUtils;
+
+/**
+ * How {@link Idempotent} becomes a route policy: the starter's {@link RoutePolicyResolver} finds the
+ * handler through Spring MVC's handler mappings, reads the annotation (method, else class), caches a
+ * per-endpoint engine, and leaves the request as it found it except for the route attribute.
+ */
+class IdempotentAnnotationTest {
+
+    private WebApplicationContextRunner runner(Class<?>... controllers) {
+        return new WebApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(IdemAutoConfiguration.class, IdemWebAutoConfiguration.class))
+                .withBean(IdempotencyStore.class, NonDurableMemoryStore::new)
+                .withUserConfiguration(Mvc.class)
+                .withUserConfiguration(controllers);
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableWebMvc
+    static class Mvc {
+    }
+
+    @RestController
+    static class Payments {
+        @PostMapping("/payments")
+        @Idempotent
+        String pay() {
+            return "paid";
+        }
+
+        @PostMapping("/payments/{id}/refund")
+        @Idempotent(required = false, retention = "2h", lease = "10s")
+        String refund(@PathVariable("id") long id) {
+            return "refunded";
+        }
+
+        @PostMapping("/payments/{id}/capture")
+        @Idempotent(inFlight = Idempotent.InFlight.WAIT, maxWait = "${test.capture-wait:4s}")
+        String capture(@PathVariable("id") long id) {
+            return "captured";
+        }
+
+        @PostMapping("/payments/search")
+        String search() {
+            return "results";
+        }
+
+        @GetMapping("/payments/{id}")
+        String read(@PathVariable("id") long id) {
+            return "payment";
+        }
+    }
+
+    @RestController
+    @Idempotent(lease = "20s")
+    static class Transfers {
+        @PostMapping("/transfers")
+        String transfer() {
+            return "sent";
+        }
+
+        @PostMapping("/transfers/draft")
+        @Idempotent(required = false)
+        String draft() {
+            return "drafted";
+        }
+    }
+
+    private static RoutePolicy resolve(org.springframework.context.ApplicationContext context, MockHttpServletRequest request) {
+        return context.getBean(RoutePolicyResolver.class).resolve(request);
+    }
+
+    @Test
+    void annotatedEndpointsAreCoveredAndOthersPassThrough() {
+        runner(Payments.class).run(context -> {
+            assertThat(resolve(context, new MockHttpServletRequest("POST", "/payments"))).isEqualTo(RoutePolicy.required());
+            assertThat(resolve(context, new MockHttpServletRequest("POST", "/payments/search"))).as("not annotated")
+                    .isEqualTo(RoutePolicy.notCovered());
+            assertThat(resolve(context, new MockHttpServletRequest("POST", "/nowhere"))).as("no handler: MVC answers 404")
+                    .isEqualTo(RoutePolicy.notCovered());
+            assertThat(resolve(context, new MockHttpServletRequest("PATCH", "/payments"))).as("no PATCH handler: MVC answers 405")
+                    .isEqualTo(RoutePolicy.notCovered());
+        });
+    }
+
+    @Test
+    void defaultPolicyAllCoversEveryHandlerMethod() {
+        runner(Payments.class).withPropertyValues("idem.default-policy=all").run(context -> {
+            assertThat(resolve(context, new MockHttpServletRequest("POST", "/payments/search"))).isEqualTo(RoutePolicy.required());
+            assertThat(resolve(context, new MockHttpServletRequest("POST", "/nowhere"))).isEqualTo(RoutePolicy.notCovered());
+        });
+    }
+
+    @Test
+    void attributesBecomeAPerEndpointEngineBuiltOnce() {
+        runner(Payments.class).run(context -> {
+            Idem global = context.getBean(Idem.class);
+            RoutePolicy refund = resolve(context, new MockHttpServletRequest("POST", "/payments/7/refund"));
+            RoutePolicy again = resolve(context, new MockHttpServletRequest("POST", "/payments/8/refund"));
+
+            assertThat(refund.covered()).isTrue();
+            assertThat(refund.keyRequired()).as("required = false").isFalse();
+            Idem variant = refund.idem().orElseThrow();
+            assertThat(variant.retention()).isEqualTo(Duration.ofHours(2));
+            assertThat(variant.lease()).isEqualTo(Duration.ofSeconds(10));
+            assertThat(variant.store()).as("same store as the application's engine").isSameAs(global.store());
+            assertThat(variant.maxResponseBytes()).isEqualTo(global.maxResponseBytes());
+            assertThat(again).as("cached per handler method").isSameAs(refund);
+            assertThat(resolve(context, new MockHttpServletRequest("POST", "/payments")).idem()).as("no setting changed: the global engine").isEmpty();
+        });
+    }
+
+    @Test
+    void waitPolicyWithAPlaceholderMaxWait() {
+        runner(Payments.class).withPropertyValues("test.capture-wait=7s").run(context -> {
+            Idem capture = resolve(context, new MockHttpServletRequest("POST", "/payments/1/capture")).idem().orElseThrow();
+            assertThat(capture.toString()).contains("inFlight=waitUpTo(PT7S)");
+        });
+    }
+
+    @Test
+    void classLevelAnnotationAppliesAndTheMethodsOwnWins() {
+        runner(Transfers.class).run(context -> {
+            RoutePolicy transfer = resolve(context, new MockHttpServletRequest("POST", "/transfers"));
+            RoutePolicy draft = resolve(context, new MockHttpServletRequest("POST", "/transfers/draft"));
+
+            assertThat(transfer.keyRequired()).isTrue();
+            assertThat(transfer.idem().orElseThrow().lease()).isEqualTo(Duration.ofSeconds(20));
+            assertThat(draft.keyRequired()).as("the method's annotation, not the class's").isFalse();
+            assertThat(draft.idem()).as("the method's annotation changes no setting").isEmpty();
+        });
+    }
+
+    @Test
+    void theRouteIsThePatternAndTheHandlerLookupLeavesNoOtherTrace() {
+        runner(Payments.class).run(context -> {
+            MockHttpServletRequest request = new MockHttpServletRequest("POST", "/payments/42/refund");
+
+            resolve(context, request);
+
+            assertThat(IdemRoutes.route(request)).isEqualTo("/payments/{id}/refund");
+            assertThat(Collections.list(request.getAttributeNames())).containsExactly(IdemRoutes.ROUTE_ATTRIBUTE);
+            assertThat(request.getAttribute(HandlerMapping.BEST_MATCHING_PATTERN_ATTRIBUTE)).isNull();
+            assertThat(request.getAttribute(HandlerMapping.URI_TEMPLATE_VARIABLES_ATTRIBUTE)).isNull();
+            assertThat(ServletRequestPathUtils.hasParsedRequestPath(request)).isFalse();
+        });
+    }
+
+    @Test
+    void aRequestThatIsNotCoveredGetsNoRouteAttribute() {
+        runner(Payments.class).run(context -> {
+            MockHttpServletRequest request = new MockHttpServletRequest("POST", "/payments/search");
+            resolve(context, request);
+            assertThat(Collections.list(request.getAttributeNames())).isEmpty();
+            assertThat(IdemRoutes.route(request)).as("falls back to the path").isEqualTo("/");
+        });
+    }
+
+    @RestController
+    static class BadLease {
+        @PostMapping("/bad")
+        @Idempotent(lease = "soon")
+        String bad() {
+            return "";
+        }
+    }
+
+    @RestController
+    static class RetentionShorterThanLease {
+        @PostMapping("/short")
+        @Idempotent(retention = "5s", lease = "1m")
+        String bad() {
+            return "";
+        }
+    }
+
+    @RestController
+    static class MaxWaitWithoutWaiting {
+        @PostMapping("/reject")
+        @Idempotent(inFlight = Idempotent.InFlight.REJECT, maxWait = "5s")
+        String bad() {
+            return "";
+        }
+    }
+
+    @Test
+    void aBadAnnotationFailsStartupNamingTheMethod() {
+        runner(BadLease.class).run(context -> assertThat(AutoConfigurationTest.rootCause(
+                context.getStartupFailure(), IllegalStateException.class))
+                .hasMessageContaining(BadLease.class.getName() + "#bad").hasMessageContaining("lease 'soon' is not a duration"));
+        runner(RetentionShorterThanLease.class).run(context -> assertThat(AutoConfigurationTest.rootCause(
+                context.getStartupFailure(), IllegalStateException.class)).hasMessageContaining(RetentionShorterThanLease.class.getName() + "#bad")
+                .hasMessageContaining("must not be shorter than the lease"));
+        runner(MaxWaitWithoutWaiting.class).run(context -> assertThat(AutoConfigurationTest.rootCause(
+                context.getStartupFailure(), IllegalStateException.class)).hasMessageContaining("maxWait is set but inFlight is REJECT"));
+    }
+}

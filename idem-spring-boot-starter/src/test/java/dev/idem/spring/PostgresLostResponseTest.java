@@ -1,0 +1,8 @@
+package dev.idem.spring;
+
+class PostgresLostResponseTest extends LostResponseTest {
+    @Override
+    Backend backend() {
+        return Backend.POSTGRESQL;
+    }
+}

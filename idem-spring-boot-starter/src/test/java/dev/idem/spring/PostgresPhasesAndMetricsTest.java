@@ -1,0 +1,8 @@
+package dev.idem.spring;
+
+class PostgresPhasesAndMetricsTest extends PhasesAndMetricsTest {
+    @Override
+    Backend backend() {
+        return Backend.POSTGRESQL;
+    }
+}

@@ -1,0 +1,8 @@
+package dev.idem.spring;
+
+class SqliteConcurrencyTest extends ConcurrencyTest {
+    @Override
+    Backend backend() {
+        return Backend.SQLITE;
+    }
+}

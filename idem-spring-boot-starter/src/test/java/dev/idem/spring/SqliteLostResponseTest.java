@@ -1,0 +1,8 @@
+package dev.idem.spring;
+
+class SqliteLostResponseTest extends LostResponseTest {
+    @Override
+    Backend backend() {
+        return Backend.SQLITE;
+    }
+}

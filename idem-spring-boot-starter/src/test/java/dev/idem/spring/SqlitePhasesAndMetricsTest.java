@@ -1,0 +1,8 @@
+package dev.idem.spring;
+
+class SqlitePhasesAndMetricsTest extends PhasesAndMetricsTest {
+    @Override
+    Backend backend() {
+        return Backend.SQLITE;
+    }
+}
