@@ -147,6 +147,11 @@ public final class Idem {
         return retention;
     }
 
+    /** What a call does when another holds the key. */
+    public InFlightPolicy inFlightPolicy() {
+        return inFlightPolicy;
+    }
+
     /** Which responses are stored. */
     public FailurePolicy failurePolicy() {
         return failurePolicy;
