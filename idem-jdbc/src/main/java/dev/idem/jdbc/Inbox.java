@@ -143,7 +143,7 @@ public final class Inbox implements Purgeable {
     }
 
     /**
-     * Claims all messages in one statement (per {@value #CLAIM_CHUNK} ids) and runs {@code handler}
+     * Claims all messages in one statement (per 500 ids) and runs {@code handler}
      * for the new ones, in order, all in one transaction. An id that occurs twice in the batch is
      * handled once; its later occurrences answer {@code DUPLICATE}.
      *
@@ -201,7 +201,7 @@ public final class Inbox implements Purgeable {
     }
 
     /**
-     * {@link #claim} for many ids in one statement (per {@value #CLAIM_CHUNK} ids).
+     * {@link #claim} for many ids in one statement (per 500 ids).
      *
      * @return the new ids, in the order given, each once
      */
