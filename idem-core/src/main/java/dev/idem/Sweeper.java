@@ -1,7 +1,7 @@
 package dev.idem;
 
 import dev.idem.internal.SafeListener;
-import dev.idem.spi.IdempotencyStore;
+import dev.idem.spi.Purgeable;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.Executors;
@@ -10,13 +10,14 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Deletes expired records in bounded batches on a schedule, so the store stays as large as the
- * traffic of one retention period. Each batch is one short store call; a run stops at the first
+ * traffic of one retention period. Anything {@link Purgeable} can be swept: a store, an inbox, an
+ * outbox. Each batch is one short store call; a run stops at the first
  * short batch or after {@code maxBatchesPerRun}, leaving the rest to the next run.
  */
 public final class Sweeper implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger("dev.idem.sweeper");
 
-    private final IdempotencyStore store;
+    private final Purgeable store;
     private final Duration interval;
     private final int batchSize;
     private final int maxBatchesPerRun;
@@ -31,7 +32,7 @@ public final class Sweeper implements AutoCloseable {
         this.listener = new SafeListener(b.listener);
     }
 
-    public static Builder builder(IdempotencyStore store) {
+    public static Builder builder(Purgeable store) {
         return new Builder(store);
     }
 
@@ -84,13 +85,13 @@ public final class Sweeper implements AutoCloseable {
     }
 
     public static final class Builder {
-        private final IdempotencyStore store;
+        private final Purgeable store;
         private Duration interval = Duration.ofMinutes(1);
         private int batchSize = 500;
         private int maxBatchesPerRun = 100;
         private IdemListener listener = IdemListener.noop();
 
-        private Builder(IdempotencyStore store) {
+        private Builder(Purgeable store) {
             this.store = Objects.requireNonNull(store, "store is null");
         }
 

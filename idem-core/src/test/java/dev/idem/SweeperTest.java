@@ -97,6 +97,21 @@ class SweeperTest {
     }
 
     @Test
+    @DisplayName("anything Purgeable can be swept, not only a store (an inbox, an outbox)")
+    void sweepsAnyPurgeable() {
+        int[] left = {23};
+        dev.idem.spi.Purgeable rows = limit -> {
+            int deleted = Math.min(limit, left[0]);
+            left[0] -= deleted;
+            return deleted;
+        };
+
+        assertThat(Sweeper.builder(rows).batchSize(10).listener(events).build().sweepOnce()).isEqualTo(23);
+        assertThat(left[0]).isZero();
+        assertThat(events.events()).containsExactly("purged 23");
+    }
+
+    @Test
     @DisplayName("a store failure in a direct run propagates")
     void storeFailurePropagates() {
         store.failOn("purge");

@@ -50,7 +50,7 @@ import java.util.Optional;
  * <p>Implementations are thread-safe. Arguments are validated by the value types; stores need not
  * check them again.
  */
-public interface IdempotencyStore {
+public interface IdempotencyStore extends Purgeable {
 
     /** Tries to own the record; see the class contract for the four answers. */
     ClaimOutcome claim(ClaimRequest request);

@@ -6,6 +6,7 @@ import dev.idem.Scope;
 import dev.idem.StoreException;
 import dev.idem.StoredResponse;
 import dev.idem.jdbc.internal.HeaderCodec;
+import dev.idem.jdbc.internal.Jdbc;
 import dev.idem.jdbc.internal.SqlStatements;
 import dev.idem.jdbc.internal.Tables;
 import dev.idem.spi.ClaimOutcome;
@@ -19,7 +20,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
@@ -289,15 +289,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     }
 
     StoreException failure(String operation, Scope scope, SQLException e) {
-        return StoreException.failed(name, operation, scope, new SQLException(firstLine(e), e.getSQLState(), e));
-    }
-
-    /** Drivers append details (PostgreSQL: "Detail: Key (…)=(…)") that may quote a key; keep the first line. */
-    private static String firstLine(SQLException e) {
-        String message = String.valueOf(e.getMessage());
-        int newline = message.indexOf('\n');
-        String first = newline < 0 ? message : message.substring(0, newline);
-        return e.getSQLState() == null ? first : first + " [SQLState " + e.getSQLState() + "]";
+        return StoreException.failed(name, operation, scope, Jdbc.redacted(e));
     }
 
     private static void requirePositive(String name, Duration value) {
@@ -345,31 +337,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             try (Connection c = dataSource.getConnection()) {
                 Dialect chosen = dialect != null ? dialect : Dialect.detect(c);
                 if (chosen == Dialect.SQLITE) {
-                    checkSqliteSettings(c);
+                    Sqlite.checkSettings(c);
                 }
                 return new JdbcIdempotencyStore(dataSource, chosen, tableName);
             } catch (SQLException e) {
                 throw StoreException.failed("JDBC store", "connect", null, e);
-            }
-        }
-
-        private static void checkSqliteSettings(Connection c) throws SQLException {
-            try (Statement st = c.createStatement()) {
-                String journal = single(st, "PRAGMA journal_mode");
-                String synchronous = single(st, "PRAGMA synchronous");
-                String busy = single(st, "PRAGMA busy_timeout");
-                boolean memory = "memory".equalsIgnoreCase(journal);
-                if (!memory && !"wal".equalsIgnoreCase(journal) || !"2".equals(synchronous) && !"3".equals(synchronous) || "0".equals(busy)) {
-                    throw new IllegalStateException("SQLite must run with journal_mode=WAL, synchronous=FULL and a busy timeout"
-                            + " (found journal_mode=" + journal + ", synchronous=" + synchronous + ", busy_timeout=" + busy
-                            + "); open it with Sqlite.url(path)");
-                }
-            }
-        }
-
-        private static String single(Statement st, String pragma) throws SQLException {
-            try (ResultSet rs = st.executeQuery(pragma)) {
-                return rs.next() ? rs.getString(1) : "";
             }
         }
     }

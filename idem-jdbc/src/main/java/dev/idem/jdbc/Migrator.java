@@ -9,43 +9,68 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Applies a dialect's numbered migrations {@code V1__…sql, V2__…sql, …} that the history table does
  * not list yet, each in its own transaction under a lock (PostgreSQL: an advisory lock taken before
  * anything else; SQLite: the database's write lock), so that instances starting together apply each
  * migration once.
+ *
+ * <p>The files form one sequence per dialect, in the order a DBA runs them by hand. Each migration
+ * belongs to a <em>track</em>, named by the default name of the table it serves: the store's
+ * records, the inbox (with its quarantine) or the outbox. A component migrates only its own track,
+ * with its configured table names, and keeps its history in {@code <its table>_schema_history}; so
+ * a store, an inbox and an outbox with any table names migrate independently.
  */
 final class Migrator {
-    private static final int MAX_VERSION = 1000;
-    private static final String[] DESCRIPTIONS = {"create_idem_record"};
+    /** One numbered file {@code V<version>__<description>.sql} and the track it belongs to. */
+    record Migration(int version, String description, String track) {
+    }
+
+    static final List<Migration> MIGRATIONS = List.of(
+            new Migration(1, "create_idem_record", Tables.DEFAULT_RECORD_TABLE),
+            new Migration(2, "create_idem_inbox", Tables.DEFAULT_INBOX_TABLE),
+            new Migration(3, "create_idem_outbox", Tables.DEFAULT_OUTBOX_TABLE));
 
     private final Dialect dialect;
     private final SqlStatements sql;
+    private final String track;
+    private final Map<String, String> tableNames;
     private final String tableName;
 
+    /** The store's records in {@code tableName}. */
     Migrator(Dialect dialect, SqlStatements sql, String tableName) {
+        this(dialect, sql, Tables.DEFAULT_RECORD_TABLE, Map.of(Tables.DEFAULT_RECORD_TABLE, tableName));
+    }
+
+    /**
+     * @param track      the default name of the track's table, e.g. {@code idem_inbox}
+     * @param tableNames default name to configured name, for at least the track's tables
+     */
+    Migrator(Dialect dialect, SqlStatements sql, String track, Map<String, String> tableNames) {
         this.dialect = dialect;
         this.sql = sql;
-        this.tableName = tableName;
+        this.track = track;
+        this.tableNames = tableNames;
+        this.tableName = tableNames.getOrDefault(track, track);
     }
 
     void migrate(Connection c) throws SQLException {
         boolean autoCommit = c.getAutoCommit();
         try {
-            for (int version = 1; version <= MAX_VERSION; version++) {
-                String script = script(version);
-                if (script == null) {
-                    break;
+            for (Migration migration : MIGRATIONS) {
+                if (migration.track().equals(track)) {
+                    apply(c, migration, script(migration));
                 }
-                apply(c, version, script);
             }
         } finally {
             c.setAutoCommit(autoCommit);
         }
     }
 
-    private void apply(Connection c, int version, String script) throws SQLException {
+    private void apply(Connection c, Migration migration, String script) throws SQLException {
+        int version = migration.version();
         c.setAutoCommit(false);
         try {
             try (Statement st = c.createStatement()) {
@@ -56,13 +81,13 @@ final class Migrator {
             if (!applied(c, version)) {
                 try (Statement st = c.createStatement()) {
                     for (String statement : statements(script)) {
-                        st.execute(statement.replace(Tables.DEFAULT_RECORD_TABLE, tableName));
+                        st.execute(Tables.rename(statement, tableNames));
                     }
                 }
                 try (PreparedStatement ps = c.prepareStatement(historyTable(
                         "INSERT INTO idem_schema_history (version, description, applied_at) VALUES (?, ?, ?)"))) {
                     ps.setInt(1, version);
-                    ps.setString(2, description(version));
+                    ps.setString(2, migration.description());
                     ps.setLong(3, System.currentTimeMillis());
                     ps.executeUpdate();
                 }
@@ -79,7 +104,7 @@ final class Migrator {
     /** Lock first where the dialect can (PostgreSQL), then make sure the history table exists, then lock it where that is the lock (SQLite). */
     private List<String> lockSteps() {
         List<String> steps = new ArrayList<>();
-        sql.find("lock_migrations").ifPresent(steps::add);
+        sql.find("lock_migrations").map(lock -> lock.replace("{track}", tableName)).ifPresent(steps::add);
         steps.add(sql.get("create_history"));
         sql.find("lock_history").ifPresent(steps::add);
         return steps;
@@ -94,25 +119,18 @@ final class Migrator {
         }
     }
 
-    /** Each record table has its own history, so two stores with different tables migrate independently. */
+    /** Each track's table has its own history, so components with different tables migrate independently. */
     private String historyTable(String statement) {
         return statement.replace("idem_schema_history", tableName + "_schema_history");
     }
 
-    private String script(int version) {
-        if (version > DESCRIPTIONS.length) {
-            return null;
-        }
-        String resource = dialect.resourceFolder() + "V" + version + "__" + description(version) + ".sql";
+    private String script(Migration migration) {
+        String resource = dialect.resourceFolder() + "V" + migration.version() + "__" + migration.description() + ".sql";
         String text = SqlStatements.read(resource);
         if (text == null) {
             throw new IllegalStateException("migration " + resource + " is missing from the class path");
         }
         return text;
-    }
-
-    private static String description(int version) {
-        return DESCRIPTIONS[version - 1];
     }
 
     /** Splits a script at semicolons that end a line; drops comment-only lines. */

@@ -1,20 +1,51 @@
 package dev.idem.jdbc.internal;
 
+import java.util.Map;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** Table names: the defaults the SQL files are written with, and the check for configured ones. */
+/**
+ * Table names: the defaults the SQL files are written with, the check for configured ones, and the
+ * renaming of a statement from the defaults to the configured names.
+ */
 public final class Tables {
     public static final String DEFAULT_RECORD_TABLE = "idem_record";
+    public static final String DEFAULT_INBOX_TABLE = "idem_inbox";
+    public static final String DEFAULT_QUARANTINE_TABLE = "idem_quarantine";
+    public static final String DEFAULT_OUTBOX_TABLE = "idem_outbox";
+
+    /** Every default name; none is a prefix of another, so derived names ({@code idem_inbox_expires_at_idx}) follow their table. */
+    private static final Pattern DEFAULTS = Pattern.compile(
+            DEFAULT_RECORD_TABLE + "|" + DEFAULT_INBOX_TABLE + "|" + DEFAULT_QUARANTINE_TABLE + "|" + DEFAULT_OUTBOX_TABLE);
     private static final Pattern IDENTIFIER = Pattern.compile("[a-z_][a-z0-9_]{0,47}");
 
     private Tables() {
     }
 
-    /** Lower-case SQL identifiers only: they are spliced into SQL text. */
+    /**
+     * Lower-case SQL identifiers only: they are spliced into SQL text. At most 48 characters, so that
+     * derived names (suffixes of up to 15 characters) stay within PostgreSQL's 63.
+     */
     public static String checkName(String name) {
         if (name == null || !IDENTIFIER.matcher(name).matches()) {
             throw new IllegalArgumentException("table name must match [a-z_][a-z0-9_]{0,47}, was '" + name + "'");
         }
         return name;
+    }
+
+    /**
+     * Replaces each default table name in {@code sql}, also as the prefix of a derived name, by the
+     * configured one, in one pass (a configured name is never renamed again).
+     *
+     * @param names default name to configured name; defaults missing from the map stay as they are
+     */
+    public static String rename(String sql, Map<String, String> names) {
+        Matcher m = DEFAULTS.matcher(sql);
+        StringBuilder out = new StringBuilder(sql.length() + 16);
+        while (m.find()) {
+            m.appendReplacement(out, Matcher.quoteReplacement(names.getOrDefault(m.group(), m.group())));
+        }
+        m.appendTail(out);
+        return out.toString();
     }
 }

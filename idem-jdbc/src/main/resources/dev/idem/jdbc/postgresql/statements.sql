@@ -18,8 +18,9 @@ DELETE FROM idem_record WHERE ctid = ANY (ARRAY(
 
 -- name: lock_migrations
 -- Held to the end of the migration's transaction. Taken before the history table is created,
--- because CREATE TABLE IF NOT EXISTS races between sessions in PostgreSQL.
-SELECT pg_advisory_xact_lock(hashtext('idem_record migrations'))
+-- because CREATE TABLE IF NOT EXISTS races between sessions in PostgreSQL. {track} is the migrated
+-- track's table (the record table for the store), so each track has its own lock.
+SELECT pg_advisory_xact_lock(hashtext('{track} migrations'))
 
 -- name: create_history
 CREATE TABLE IF NOT EXISTS idem_schema_history (

@@ -1,0 +1,215 @@
+package dev.idem.jdbc;
+
+import dev.idem.jdbc.internal.SqlStatements;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * Natural-key upserts: idempotency by a unique constraint that captures an operation's identity (a
+ * ledger entry per message id, a balance per account). Writing the same row again has no further
+ * effect, and a conflict on the key never raises an error, so it never aborts the caller's
+ * transaction. The SQL comes from the dialect's {@code upserts.sql} templates (PostgreSQL and
+ * SQLite: {@code INSERT … ON CONFLICT … DO NOTHING / DO UPDATE … WHERE excluded.version > t.version}).
+ *
+ * <pre>{@code
+ * Upserts upserts = Upserts.of(inbox.dialect());
+ * boolean inserted = upserts.insertOrIgnore(connection, "ledger_entry", List.of("message_id"),
+ *         Map.of("message_id", id, "account", account, "amount", amount));
+ * UpsertOutcome o = upserts.insertOrUpdate(connection, "account_balance", List.of("account"),
+ *         Map.of("account", account, "balance", balance, "version", version), "version");
+ * }</pre>
+ *
+ * <p>The key columns must carry a primary key or unique constraint, exactly those columns.
+ * Identifiers are lower-case SQL names ({@code [a-z_][a-z0-9_]*}, at most 63 characters; a table may
+ * be {@code schema.table}); they are validated and quoted, never spliced unchecked. Values are bound
+ * with {@link PreparedStatement#setObject}. Statements run on the caller's connection and
+ * transaction; nothing here commits. Thread-safe and stateless apart from the templates.
+ */
+public final class Upserts {
+    private static final Pattern IDENTIFIER = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
+    private static final Map<Dialect, Upserts> CACHE = new EnumMap<>(Dialect.class);
+
+    private final Dialect dialect;
+    private final SqlStatements sql;
+    private final Optional<String> insertedFlag;
+
+    private Upserts(Dialect dialect) {
+        this.dialect = dialect;
+        this.sql = SqlStatements.load(dialect.resourceFolder(), "upserts.sql", Map.of());
+        this.insertedFlag = sql.find("upsert_inserted_flag");
+    }
+
+    /** The upserts of {@code dialect}. */
+    public static Upserts of(Dialect dialect) {
+        Objects.requireNonNull(dialect, "dialect is null");
+        synchronized (CACHE) {
+            return CACHE.computeIfAbsent(dialect, Upserts::new);
+        }
+    }
+
+    /** The upserts of the connection's database, detected from its product name. */
+    public static Upserts of(Connection connection) throws SQLException {
+        return of(Dialect.detect(Objects.requireNonNull(connection, "connection is null")));
+    }
+
+    public Dialect dialect() {
+        return dialect;
+    }
+
+    /**
+     * Inserts {@code row} unless a row with its key exists; an existing row is left as it is.
+     *
+     * @param keyColumns the columns of the unique constraint, all present in {@code row}
+     * @param row        column to value, keys included, in the order to write them
+     * @return true if inserted, false if the key existed
+     */
+    public boolean insertOrIgnore(Connection connection, String table, List<String> keyColumns, Map<String, ?> row) throws SQLException {
+        Statement s = statement(table, keyColumns, row, null, false);
+        return execute(connection, s.insertOrIgnore, row) == 1;
+    }
+
+    /** Inserts {@code row}, or overwrites the other columns of the row with its key. */
+    public UpsertOutcome insertOrUpdate(Connection connection, String table, List<String> keyColumns, Map<String, ?> row) throws SQLException {
+        return insertOrUpdate(connection, table, keyColumns, row, null);
+    }
+
+    /**
+     * Inserts {@code row}, or overwrites the row with its key if {@code row}'s value in
+     * {@code versionColumn} is greater than the stored one ("apply only if newer"): an event
+     * redelivered late or out of order cannot roll the row back.
+     *
+     * @param versionColumn a non-key column of {@code row} with an orderable value, or {@code null} for no guard
+     * @return {@code INSERTED}, {@code UPDATED}, or {@code STALE} if the stored version was equal or newer
+     */
+    public UpsertOutcome insertOrUpdate(Connection connection, String table, List<String> keyColumns, Map<String, ?> row,
+            String versionColumn) throws SQLException {
+        Statement s = statement(table, keyColumns, row, versionColumn, true);
+        if (insertedFlag.isPresent()) {
+            try (PreparedStatement ps = connection.prepareStatement(s.insertOrUpdate)) {
+                bind(ps, row);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) {
+                        return UpsertOutcome.STALE;
+                    }
+                    return rs.getBoolean(1) ? UpsertOutcome.INSERTED : UpsertOutcome.UPDATED;
+                }
+            }
+        }
+        if (execute(connection, s.insertOrIgnore, row) == 1) {
+            return UpsertOutcome.INSERTED;
+        }
+        return execute(connection, s.insertOrUpdate, row) == 1 ? UpsertOutcome.UPDATED : UpsertOutcome.STALE;
+    }
+
+    // ---- statements ---------------------------------------------------------------------------------
+
+    private record Statement(String insertOrIgnore, String insertOrUpdate) {
+    }
+
+    private Statement statement(String table, List<String> keyColumns, Map<String, ?> row, String versionColumn, boolean update) {
+        String quotedTable = table(table);
+        Objects.requireNonNull(keyColumns, "keyColumns is null");
+        Objects.requireNonNull(row, "row is null");
+        if (keyColumns.isEmpty()) {
+            throw new IllegalArgumentException("keyColumns is empty; name the columns of the unique constraint");
+        }
+        List<String> columns = new ArrayList<>(row.size());
+        for (String column : row.keySet()) {
+            columns.add(identifier("column", column));
+        }
+        for (String key : keyColumns) {
+            identifier("key column", key);
+            if (!row.containsKey(key)) {
+                throw new IllegalArgumentException("key column '" + key + "' has no value in the row");
+            }
+        }
+        if (keyColumns.stream().distinct().count() != keyColumns.size()) {
+            throw new IllegalArgumentException("keyColumns repeats a column: " + keyColumns);
+        }
+        List<String> assignments = new ArrayList<>();
+        for (String column : row.keySet()) {
+            if (!keyColumns.contains(column)) {
+                assignments.add(sql.get("upsert_assignment").replace("{column}", quote(column)));
+            }
+        }
+        String guard = "";
+        if (versionColumn != null) {
+            identifier("version column", versionColumn);
+            if (!row.containsKey(versionColumn)) {
+                throw new IllegalArgumentException("version column '" + versionColumn + "' has no value in the row");
+            }
+            if (keyColumns.contains(versionColumn)) {
+                throw new IllegalArgumentException("version column '" + versionColumn + "' is a key column; it must be one of the others");
+            }
+            guard = sql.get("upsert_version_guard").replace("{version}", quote(versionColumn));
+        }
+        if (update && assignments.isEmpty()) {
+            throw new IllegalArgumentException("the row has only key columns: nothing to update; use insertOrIgnore");
+        }
+        String columnList = String.join(", ", columns.stream().map(this::quote).toList());
+        String keyList = String.join(", ", keyColumns.stream().map(this::quote).toList());
+        String values = String.join(", ", Collections.nCopies(columns.size(), "?"));
+        String ignore = sql.get("upsert_insert_or_ignore")
+                .replace("{table}", quotedTable).replace("{columns}", columnList)
+                .replace("{values}", values).replace("{keys}", keyList);
+        String upsert = !update ? null : sql.get("upsert_insert_or_update")
+                .replace("{table}", quotedTable).replace("{columns}", columnList)
+                .replace("{values}", values).replace("{keys}", keyList)
+                .replace("{assignments}", String.join(", ", assignments))
+                .replace("{guard}", guard)
+                .replace("{returning}", insertedFlag.map(flag -> "RETURNING " + flag + " AS inserted").orElse(""));
+        return new Statement(ignore, upsert);
+    }
+
+    private String table(String table) {
+        if (table == null) {
+            throw new IllegalArgumentException("table name is null");
+        }
+        int dot = table.indexOf('.');
+        if (dot < 0) {
+            return quote(identifier("table", table));
+        }
+        return quote(identifier("schema", table.substring(0, dot))) + "." + quote(identifier("table", table.substring(dot + 1)));
+    }
+
+    private static String identifier(String what, String name) {
+        if (name == null || !IDENTIFIER.matcher(name).matches()) {
+            throw new IllegalArgumentException(what + " name must match [a-z_][a-z0-9_]{0,62}, was "
+                    + (name == null ? "null" : "'" + name + "'"));
+        }
+        return name;
+    }
+
+    private String quote(String identifier) {
+        return sql.get("upsert_quote").replace("{identifier}", identifier);
+    }
+
+    private static int execute(Connection connection, String statement, Map<String, ?> row) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(statement)) {
+            bind(ps, row);
+            return ps.executeUpdate();
+        }
+    }
+
+    private static void bind(PreparedStatement ps, Map<String, ?> row) throws SQLException {
+        int i = 1;
+        for (Object value : row.values()) {
+            ps.setObject(i++, value);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Upserts[" + dialect.displayName() + "]";
+    }
+}

@@ -1,0 +1,39 @@
+package dev.idem.jdbc.internal;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+
+/** Small JDBC chores shared by the store, the inbox and the outbox. */
+public final class Jdbc {
+    private Jdbc() {
+    }
+
+    /**
+     * The driver's message cut to its first line, with the SQLState: drivers append details
+     * (PostgreSQL: "Detail: Key (…)=(…)") that may quote a key or a message id.
+     */
+    public static SQLException redacted(SQLException e) {
+        String message = String.valueOf(e.getMessage());
+        int newline = message.indexOf('\n');
+        String first = newline < 0 ? message : message.substring(0, newline);
+        return new SQLException(e.getSQLState() == null ? first : first + " [SQLState " + e.getSQLState() + "]", e.getSQLState(), e);
+    }
+
+    /** Rolls back, recording a failure to do so on {@code failure} instead of hiding it. */
+    public static void rollbackQuietly(Connection c, Throwable failure) {
+        try {
+            c.rollback();
+        } catch (SQLException e) {
+            failure.addSuppressed(e);
+        }
+    }
+
+    /** At most {@code max} characters of {@code text}, never cutting a surrogate pair; null stays null. */
+    public static String truncate(String text, int max) {
+        if (text == null || text.length() <= max) {
+            return text;
+        }
+        int end = Character.isHighSurrogate(text.charAt(max - 1)) ? max - 1 : max;
+        return text.substring(0, end);
+    }
+}

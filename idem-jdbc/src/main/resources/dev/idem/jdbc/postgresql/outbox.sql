@@ -1,0 +1,34 @@
+-- idem: the PostgreSQL outbox statements; the shared ones are in ../common/outbox.sql.
+
+-- name: outbox_lease
+-- One relay poll leases the heads (lowest pending sequence) of up to max_aggregates aggregates whose
+-- head is neither leased nor backing off, plus up to per_aggregate events of each from the head on.
+-- FOR UPDATE SKIP LOCKED makes concurrent relays take different heads; an aggregate's later events
+-- are never heads while an earlier one is pending, so no other relay can take them either.
+-- params: max_aggregates, owner, lease_ms, per_aggregate
+WITH heads AS (
+    SELECT o.aggregate_type, o.aggregate_id, o.sequence
+    FROM idem_outbox o
+    WHERE o.state = 0
+      AND o.lease_until <= {now_ms}
+      AND o.next_attempt_at <= {now_ms}
+      AND NOT EXISTS (
+          SELECT 1 FROM idem_outbox p
+          WHERE p.aggregate_type = o.aggregate_type AND p.aggregate_id = o.aggregate_id
+            AND p.state = 0 AND p.sequence < o.sequence)
+    ORDER BY o.id
+    LIMIT ?
+    FOR UPDATE OF o SKIP LOCKED
+)
+UPDATE idem_outbox e
+SET lease_owner = ?, lease_until = {now_ms} + ?
+FROM heads h
+WHERE e.aggregate_type = h.aggregate_type AND e.aggregate_id = h.aggregate_id
+  AND e.state = 0 AND e.sequence >= h.sequence AND e.sequence < h.sequence + ?
+
+-- name: outbox_purge
+-- params: limit
+DELETE FROM idem_outbox WHERE id = ANY (ARRAY(
+    SELECT id FROM idem_outbox
+    WHERE state = 1 AND expires_at <= {now_ms}
+    LIMIT ? FOR UPDATE SKIP LOCKED))

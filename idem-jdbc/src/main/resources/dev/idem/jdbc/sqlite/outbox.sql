@@ -1,0 +1,32 @@
+-- idem: the SQLite outbox statements; the shared ones are in ../common/outbox.sql.
+
+-- name: outbox_lease
+-- As PostgreSQL's, without row locks: SQLite runs one writer at a time, so the lease is a
+-- conditional update no other relay can interleave with.
+-- params: max_aggregates, owner, lease_ms, per_aggregate
+WITH heads AS (
+    SELECT o.aggregate_type, o.aggregate_id, o.sequence
+    FROM idem_outbox o
+    WHERE o.state = 0
+      AND o.lease_until <= {now_ms}
+      AND o.next_attempt_at <= {now_ms}
+      AND NOT EXISTS (
+          SELECT 1 FROM idem_outbox p
+          WHERE p.aggregate_type = o.aggregate_type AND p.aggregate_id = o.aggregate_id
+            AND p.state = 0 AND p.sequence < o.sequence)
+    ORDER BY o.id
+    LIMIT ?
+)
+UPDATE idem_outbox
+SET lease_owner = ?, lease_until = {now_ms} + ?
+WHERE id IN (
+    SELECT e.id FROM idem_outbox e JOIN heads h
+      ON e.aggregate_type = h.aggregate_type AND e.aggregate_id = h.aggregate_id
+    WHERE e.state = 0 AND e.sequence >= h.sequence AND e.sequence < h.sequence + ?)
+
+-- name: outbox_purge
+-- params: limit
+DELETE FROM idem_outbox WHERE id IN (
+    SELECT id FROM idem_outbox
+    WHERE state = 1 AND expires_at <= {now_ms}
+    LIMIT ?)

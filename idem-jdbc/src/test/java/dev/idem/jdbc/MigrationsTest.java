@@ -1,0 +1,73 @@
+package dev.idem.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.idem.jdbc.internal.SqlStatements;
+import dev.idem.testing.TestDatabase;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/** The numbered migration files as a DBA sees them, and the tracks that apply them. */
+class MigrationsTest {
+
+    @Test
+    @DisplayName("versions run 1, 2, 3, ... without gaps, and every dialect has every file")
+    void everyDialectHasEveryVersion() {
+        List<Migrator.Migration> migrations = Migrator.MIGRATIONS;
+        for (int i = 0; i < migrations.size(); i++) {
+            assertThat(migrations.get(i).version()).isEqualTo(i + 1);
+            for (Dialect dialect : Dialect.values()) {
+                String file = dialect.resourceFolder() + "V" + (i + 1) + "__" + migrations.get(i).description() + ".sql";
+                assertThat(SqlStatements.read(file)).as(file).isNotBlank();
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backends.class)
+    @DisplayName("a DBA runs the plain files in order by hand; migrate() afterwards is harmless and everything works")
+    void plainFilesByHand(Backends backend) throws Exception {
+        try (TestDatabase db = backend.open()) {
+            Dialect dialect = backend == Backends.POSTGRESQL ? Dialect.POSTGRESQL : Dialect.SQLITE;
+            try (Connection c = db.dataSource().getConnection(); Statement st = c.createStatement()) {
+                for (Migrator.Migration m : Migrator.MIGRATIONS) {
+                    String script = SqlStatements.read(dialect.resourceFolder() + "V" + m.version() + "__" + m.description() + ".sql");
+                    for (String statement : Migrator.statements(script)) {
+                        st.execute(statement);
+                    }
+                }
+            }
+            JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(db.dataSource()).build();
+            Inbox inbox = Inbox.builder(store).build();
+            Outbox outbox = Outbox.builder(store).build();
+            store.migrate();
+            inbox.migrate();
+            outbox.migrate();
+
+            assertThat(inbox.process("c", "m", (c, m) -> outbox.append(c, "agg", "1", "E", new byte[0])).status())
+                    .isEqualTo(InboxOutcome.Status.PROCESSED);
+            assertThat(outbox.pendingCount()).isEqualTo(1);
+            assertThat(historyVersions(db, "idem_record_schema_history")).containsExactly(1);
+            assertThat(historyVersions(db, "idem_inbox_schema_history")).containsExactly(2);
+            assertThat(historyVersions(db, "idem_outbox_schema_history")).containsExactly(3);
+        }
+    }
+
+    private static List<Integer> historyVersions(TestDatabase db, String table) throws SQLException {
+        try (Connection c = db.dataSource().getConnection(); Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery("SELECT version FROM " + table + " ORDER BY version")) {
+            List<Integer> out = new java.util.ArrayList<>();
+            while (rs.next()) {
+                out.add(rs.getInt(1));
+            }
+            return out;
+        }
+    }
+}

@@ -1,0 +1,8 @@
+package dev.idem.jdbc;
+
+class SqliteOutboxTest extends OutboxContract {
+    @Override
+    protected Backends backend() {
+        return Backends.SQLITE;
+    }
+}
