@@ -3,7 +3,14 @@ package dev.idem.demo.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.idem.IdempotencyKey;
+import dev.idem.Scope;
+import dev.idem.jdbc.JdbcIdempotencyStore;
+import dev.idem.spi.ClaimOutcome;
+import dev.idem.spi.ClaimRequest;
+import dev.idem.spi.RecordKey;
 import dev.idem.testing.TestDatabase;
+import java.time.Duration;
 import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
@@ -134,6 +141,24 @@ abstract class CardGatewayContract {
         assertThat(other.headers().firstValue("Content-Type")).hasValue("application/problem+json");
         assertThat(GatewayClient.JSON.readTree(other.body()).get("status").intValue()).isEqualTo(422);
         assertThat(gateway.ledger().get("count").intValue()).isEqualTo(1);
+    }
+
+    @Test
+    void aKeyHeldInProgressElsewhereIs409WithRetryAfterAndChargesNothing() throws Exception {
+        GatewayClient gateway = start();
+        // Another owner (the non-transactional engine, say) holds the key with a live lease.
+        JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(database.dataSource()).tableName(ChargeLedger.IDEM_TABLE).build();
+        ChargeRequest request = new ChargeRequest(100, "EUR", "card-ip", null);
+        ClaimOutcome claim = store.claim(new ClaimRequest(new RecordKey(Scope.of("merchant", "POST /charges"), IdempotencyKey.of("key-ip")),
+                request.fingerprint(), Duration.ofSeconds(30), Duration.ofHours(1)));
+        assertThat(claim).isInstanceOf(ClaimOutcome.Acquired.class);
+
+        HttpResponse<String> response = gateway.charge("key-ip", GatewayClient.body(100, "EUR", "card-ip"));
+
+        assertThat(response.statusCode()).isEqualTo(409);
+        assertThat(response.headers().firstValue("Retry-After").map(Integer::parseInt)).hasValueSatisfying(s -> assertThat(s).isBetween(1, 30));
+        assertThat(response.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+        assertThat(gateway.ledger().get("count").intValue()).isZero();
     }
 
     @Test

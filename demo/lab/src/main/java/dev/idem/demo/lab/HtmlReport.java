@@ -12,6 +12,8 @@ import java.util.Map;
 final class HtmlReport {
     private static final Map<String, String> BUCKET_COLORS = Map.of("0", "#9e9e9e", "1", "#2e7d32", "2", "#ef6c00", "3+", "#c62828");
     private static final List<String> BUCKETS = List.of("0", "1", "2", "3+");
+    private static final Map<String, String> BUCKET_LABELS = Map.of("0", "not charged", "1", "charged once", "2", "charged twice",
+            "3+", "charged 3+ times");
 
     private HtmlReport() {
     }
@@ -77,8 +79,8 @@ final class HtmlReport {
         int x = labelWidth;
         for (String bucket : BUCKETS) {
             svg.append(String.format("<rect x=\"%d\" y=\"6\" width=\"12\" height=\"12\" fill=\"%s\"/>", x, BUCKET_COLORS.get(bucket)));
-            svg.append(String.format("<text x=\"%d\" y=\"16\" font-size=\"12\">charged %s</text>\n", x + 16, bucket.equals("1") ? "once" : bucket + "x"));
-            x += 110;
+            svg.append(String.format("<text x=\"%d\" y=\"16\" font-size=\"12\">%s</text>\n", x + 16, BUCKET_LABELS.get(bucket)));
+            x += 125;
         }
         int y = top;
         for (ScenarioResult result : results) {
@@ -92,8 +94,8 @@ final class HtmlReport {
                     continue;
                 }
                 double w = (double) count / f.payments() * barWidth;
-                svg.append(String.format(Locale.ROOT, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"><title>%s: %d payments charged %s</title></rect>",
-                        offset, y, w, rowHeight - 8, BUCKET_COLORS.get(bucket), escape(result.scenario().id()), count, bucket));
+                svg.append(String.format(Locale.ROOT, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"><title>%s: %d payments %s</title></rect>",
+                        offset, y, w, rowHeight - 8, BUCKET_COLORS.get(bucket), escape(result.scenario().id()), count, BUCKET_LABELS.get(bucket)));
                 if (w >= 22) {
                     svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" fill=\"#fff\" text-anchor=\"middle\">%d</text>",
                             offset + w / 2, y + 13, count));
