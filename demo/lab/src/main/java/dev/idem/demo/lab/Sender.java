@@ -11,6 +11,10 @@ import java.util.UUID;
  * after every failure until it gets an answer it accepts, gives up on a client error, or runs out of
  * attempts or time. Its state survives between {@link #run} calls, so the lab can stop every sender
  * after its first attempt, restart the service, and let them go on.
+ *
+ * <p>Retries wait with full jitter, from up to 50 ms doubling to at most 1 s. {@code Retry-After}
+ * is not read: a 409 is simply retried on that schedule, which polls no slower than the one-second
+ * hint a service gives.
  */
 final class Sender {
     static final int MAX_ATTEMPTS = 25;
