@@ -1,0 +1,48 @@
+package dev.idem.demo.gateway;
+
+import java.net.InetAddress;
+import java.util.Objects;
+
+/**
+ * How a gateway runs.
+ *
+ * @param bind    the address to listen on (loopback by default: the demo never listens beyond the machine)
+ * @param port    0 for any free port
+ * @param faults  faults every request suffers unless its {@code X-Fault} header says otherwise
+ * @param seed    seeds the generator that decides probabilistic faults
+ * @param reset   clear the ledger and the idempotency records at start
+ * @param threads request threads; latency faults hold one each while they sleep
+ */
+public record GatewayConfig(InetAddress bind, int port, FaultPlan faults, long seed, boolean reset, int threads) {
+    public GatewayConfig {
+        Objects.requireNonNull(bind, "bind");
+        Objects.requireNonNull(faults, "faults");
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException("port must be 0-65535, was " + port);
+        }
+        if (threads < 1) {
+            throw new IllegalArgumentException("threads must be at least 1, was " + threads);
+        }
+    }
+
+    /** Loopback, any free port, no faults, seed 1, no reset, 32 threads. */
+    public static GatewayConfig defaults() {
+        return new GatewayConfig(InetAddress.getLoopbackAddress(), 0, FaultPlan.NONE, 1, false, 32);
+    }
+
+    public GatewayConfig withPort(int port) {
+        return new GatewayConfig(bind, port, faults, seed, reset, threads);
+    }
+
+    public GatewayConfig withFaults(FaultPlan faults) {
+        return new GatewayConfig(bind, port, faults, seed, reset, threads);
+    }
+
+    public GatewayConfig withReset(boolean reset) {
+        return new GatewayConfig(bind, port, faults, seed, reset, threads);
+    }
+
+    public GatewayConfig withSeed(long seed) {
+        return new GatewayConfig(bind, port, faults, seed, reset, threads);
+    }
+}

@@ -1,0 +1,353 @@
+package dev.idem.demo.proxy;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketException;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A TCP proxy in front of an HTTP/1.1 server that loses messages on purpose.
+ *
+ * <ul>
+ * <li>A <b>lost request</b>: the client's connection is reset after its request arrived at the proxy;
+ *     the server never sees it.</li>
+ * <li>A <b>lost response</b>: the request reaches the server, the proxy reads the server's whole
+ *     response (so the server has done its work) and then resets the client's connection instead of
+ *     passing the response on. This is the case that makes retries dangerous.</li>
+ * </ul>
+ *
+ * Requests are forwarded as raw bytes; responses are framed ({@link HttpResponseFramer}) so one response
+ * can be dropped on a keep-alive connection. Dropping one ends that connection, as a real network
+ * failure would: the client cannot tell a dropped response from a dead server. Decisions come from two
+ * generators seeded from one seed, one drawn per accepted connection and one per response, so the
+ * n-th connection and the n-th response meet the same fate in every run with that seed.
+ *
+ * <pre>{@code
+ * try (FaultProxy proxy = FaultProxy.builder("127.0.0.1", 8080).dropResponse(0.3).seed(42).build().start()) {
+ *     // send to proxy.port()
+ * }
+ * }</pre>
+ */
+public final class FaultProxy implements AutoCloseable {
+    private static final int CONNECT_TIMEOUT_MILLIS = 2_000;
+
+    private final Settings settings;
+    private final Random requestDice;
+    private final Random responseDice;
+    private final Set<Socket> open = ConcurrentHashMap.newKeySet();
+    private final AtomicLong connections = new AtomicLong();
+    private final AtomicLong requestsDropped = new AtomicLong();
+    private final AtomicLong responsesForwarded = new AtomicLong();
+    private final AtomicLong responsesDropped = new AtomicLong();
+    private final AtomicLong upstreamFailures = new AtomicLong();
+    private ServerSocket server;
+    private ExecutorService threads;
+    private volatile boolean closed;
+
+    private FaultProxy(Settings settings) {
+        this.settings = settings;
+        this.requestDice = new Random(settings.seed);
+        this.responseDice = new Random(settings.seed * 31 + 17);
+    }
+
+    public static Builder builder(String upstreamHost, int upstreamPort) {
+        return new Builder(upstreamHost, upstreamPort);
+    }
+
+    /** Binds and starts accepting; returns this proxy. */
+    public synchronized FaultProxy start() throws IOException {
+        if (server != null) {
+            throw new IllegalStateException("proxy already started");
+        }
+        ServerSocket socket = new ServerSocket();
+        socket.setReuseAddress(true);
+        socket.bind(new InetSocketAddress(settings.bind, settings.port), 256);
+        server = socket;
+        AtomicInteger count = new AtomicInteger();
+        threads = Executors.newCachedThreadPool(runnable -> {
+            Thread thread = new Thread(runnable, "fault-proxy-" + count.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        });
+        threads.execute(this::acceptLoop);
+        return this;
+    }
+
+    public int port() {
+        return server.getLocalPort();
+    }
+
+    public ProxyStats stats() {
+        return new ProxyStats(connections.get(), requestsDropped.get(), responsesForwarded.get(), responsesDropped.get(),
+                upstreamFailures.get());
+    }
+
+    @Override
+    public String toString() {
+        return "drop-request " + settings.dropRequest + ", drop-response " + settings.dropResponse
+                + ", delay " + settings.delay.toMillis() + " ms, seed " + settings.seed;
+    }
+
+    /** Stops accepting and cuts every open connection. */
+    @Override
+    public synchronized void close() {
+        closed = true;
+        if (server != null) {
+            closeQuietly(server);
+        }
+        open.forEach(FaultProxy::closeQuietly);
+        if (threads != null) {
+            threads.shutdownNow();
+        }
+    }
+
+    private void acceptLoop() {
+        while (!closed) {
+            Socket client;
+            try {
+                client = server.accept();
+            } catch (IOException e) {
+                if (!closed) {
+                    System.err.println("fault-proxy: accept failed: " + e.getMessage());
+                }
+                return;
+            }
+            connections.incrementAndGet();
+            boolean dropRequest = roll(requestDice, settings.dropRequest);
+            open.add(client);
+            threads.execute(() -> serve(client, dropRequest));
+        }
+    }
+
+    private void serve(Socket client, boolean dropRequest) {
+        Socket upstream = null;
+        try {
+            client.setTcpNoDelay(true);
+            if (dropRequest) {
+                loseRequest(client);
+                return;
+            }
+            upstream = new Socket();
+            open.add(upstream);
+            try {
+                upstream.connect(new InetSocketAddress(settings.upstreamHost, settings.upstreamPort), CONNECT_TIMEOUT_MILLIS);
+                upstream.setTcpNoDelay(true);
+            } catch (IOException e) {
+                upstreamFailures.incrementAndGet();
+                reset(client);
+                return;
+            }
+            Socket server = upstream;
+            threads.execute(() -> pumpRequests(client, server));
+            relayResponses(client, upstream);
+        } catch (IOException e) {
+            // One side went away; the finally closes the other.
+        } finally {
+            closeQuietly(client);
+            open.remove(client);
+            if (upstream != null) {
+                closeQuietly(upstream);
+                open.remove(upstream);
+            }
+        }
+    }
+
+    /** Waits until the request's first bytes arrive (so it was really sent), then resets the connection. */
+    private void loseRequest(Socket client) throws IOException {
+        client.setSoTimeout(5_000);
+        try {
+            client.getInputStream().read(new byte[8192]);
+        } catch (IOException e) {
+            // Nothing came, or the client left: either way, nothing reaches the server.
+        }
+        requestsDropped.incrementAndGet();
+        reset(client);
+    }
+
+    /** Client to server, byte for byte; the client's end of stream is passed on as a half-close. */
+    private static void pumpRequests(Socket client, Socket upstream) {
+        try {
+            client.getInputStream().transferTo(upstream.getOutputStream());
+            upstream.shutdownOutput();
+        } catch (IOException e) {
+            closeQuietly(upstream);
+        }
+    }
+
+    /** Server to client, one framed response at a time; each final response is forwarded or dropped. */
+    private void relayResponses(Socket client, Socket upstream) throws IOException {
+        HttpResponseFramer framer = new HttpResponseFramer(new java.io.BufferedInputStream(upstream.getInputStream()));
+        var toClient = client.getOutputStream();
+        HttpResponseFramer.Frame frame;
+        while ((frame = framer.next()) != null) {
+            if (!frame.interim() && roll(responseDice, settings.dropResponse)) {
+                responsesDropped.incrementAndGet();
+                reset(client);
+                return;
+            }
+            if (!frame.interim()) {
+                pause(settings.delay);
+            }
+            toClient.write(frame.bytes());
+            toClient.flush();
+            if (!frame.interim()) {
+                responsesForwarded.incrementAndGet();
+            }
+            if (frame.untilClose()) {
+                if (frame.status() == 101) {
+                    upstream.getInputStream().transferTo(toClient);
+                }
+                return;
+            }
+        }
+        client.shutdownOutput();
+    }
+
+    /** Closes with SO_LINGER 0: the peer gets a TCP RST, not an orderly end of stream. */
+    private static void reset(Socket socket) {
+        try {
+            socket.setSoLinger(true, 0);
+        } catch (SocketException ignored) {
+            // Already closed.
+        }
+        closeQuietly(socket);
+    }
+
+    private static boolean roll(Random dice, double probability) {
+        if (probability <= 0) {
+            return false;
+        }
+        if (probability >= 1) {
+            return true;
+        }
+        synchronized (dice) {
+            return dice.nextDouble() < probability;
+        }
+    }
+
+    private static void pause(Duration delay) {
+        if (delay.isZero()) {
+            return;
+        }
+        try {
+            Thread.sleep(delay.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void closeQuietly(java.io.Closeable closeable) {
+        try {
+            closeable.close();
+        } catch (IOException ignored) {
+            // Closing is best effort.
+        }
+    }
+
+    private static final class Settings {
+        private final String upstreamHost;
+        private final int upstreamPort;
+        private InetAddress bind = InetAddress.getLoopbackAddress();
+        private int port;
+        private double dropRequest;
+        private double dropResponse;
+        private Duration delay = Duration.ZERO;
+        private long seed = 1;
+
+        private Settings(String upstreamHost, int upstreamPort) {
+            this.upstreamHost = upstreamHost;
+            this.upstreamPort = upstreamPort;
+        }
+
+        private Settings copy() {
+            Settings s = new Settings(upstreamHost, upstreamPort);
+            s.bind = bind;
+            s.port = port;
+            s.dropRequest = dropRequest;
+            s.dropResponse = dropResponse;
+            s.delay = delay;
+            s.seed = seed;
+            return s;
+        }
+    }
+
+    /** Validates each setting as it is set. */
+    public static final class Builder {
+        private final Settings settings;
+
+        private Builder(String upstreamHost, int upstreamPort) {
+            Objects.requireNonNull(upstreamHost, "upstreamHost is null");
+            checkPort("upstream port", upstreamPort, false);
+            settings = new Settings(upstreamHost, upstreamPort);
+        }
+
+        /** Default loopback. */
+        public Builder bind(InetAddress address) {
+            settings.bind = Objects.requireNonNull(address, "bind address is null");
+            return this;
+        }
+
+        /** Default 0: any free port. */
+        public Builder listenPort(int port) {
+            checkPort("listen port", port, true);
+            settings.port = port;
+            return this;
+        }
+
+        /** Probability (0-1) that a connection's request is lost before it reaches the server. Default 0. */
+        public Builder dropRequest(double probability) {
+            settings.dropRequest = probability("dropRequest", probability);
+            return this;
+        }
+
+        /** Probability (0-1) that a response is lost after the server sent it. Default 0. */
+        public Builder dropResponse(double probability) {
+            settings.dropResponse = probability("dropResponse", probability);
+            return this;
+        }
+
+        /** Held before each response is passed on. Default none. */
+        public Builder delay(Duration delay) {
+            Objects.requireNonNull(delay, "delay is null");
+            if (delay.isNegative()) {
+                throw new IllegalArgumentException("delay must not be negative, was " + delay);
+            }
+            settings.delay = delay;
+            return this;
+        }
+
+        /** Default 1. */
+        public Builder seed(long seed) {
+            settings.seed = seed;
+            return this;
+        }
+
+        public FaultProxy build() {
+            return new FaultProxy(settings.copy());
+        }
+
+        private static double probability(String name, double p) {
+            if (!(p >= 0 && p <= 1)) {
+                throw new IllegalArgumentException(name + " must be a probability 0-1, was " + p);
+            }
+            return p;
+        }
+
+        private static void checkPort(String name, int port, boolean zeroAllowed) {
+            if (port < (zeroAllowed ? 0 : 1) || port > 65535) {
+                throw new IllegalArgumentException(name + " must be " + (zeroAllowed ? 0 : 1) + "-65535, was " + port);
+            }
+        }
+    }
+}

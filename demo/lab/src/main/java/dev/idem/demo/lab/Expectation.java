@@ -1,0 +1,18 @@
+package dev.idem.demo.lab;
+
+/** What a scenario exists to show; the verdict compares it with what was counted. */
+public enum Expectation {
+    LOSES_PAYMENTS("loses payments"),
+    DUPLICATES_CHARGES("duplicates charges"),
+    EXACTLY_ONCE("0 lost, 0 duplicated");
+
+    private final String label;
+
+    Expectation(String label) {
+        this.label = label;
+    }
+
+    public String label() {
+        return label;
+    }
+}

@@ -1,0 +1,90 @@
+package dev.idem.demo.lab;
+
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/** The report's data as JSON: settings, the figures of every scenario, and the replay sample. */
+final class JsonReport {
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+
+    private JsonReport() {
+    }
+
+    static String render(LabReport report) {
+        ObjectNode root = JSON.createObjectNode();
+        root.put("startedAt", report.startedAt().toString());
+        root.put("seconds", report.millis() / 1000.0);
+        ObjectNode settings = root.putObject("settings");
+        settings.put("paymentsPerScenario", report.settings().payments());
+        settings.put("concurrency", report.settings().concurrency());
+        settings.put("killsPerKillScenario", report.settings().kills());
+        settings.put("seed", report.settings().seed());
+        settings.put("database", report.settings().databaseLabel());
+        root.put("allAsExpected", report.allAsExpected());
+        ArrayNode scenarios = root.putArray("scenarios");
+        for (ScenarioResult result : report.results()) {
+            scenarios.add(scenario(result));
+        }
+        if (report.sample() != null) {
+            root.set("replaySample", sample(report.sample()));
+        }
+        return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(root);
+    }
+
+    private static ObjectNode scenario(ScenarioResult result) {
+        Scenario s = result.scenario();
+        Figures f = result.figures();
+        ObjectNode node = JSON.createObjectNode();
+        node.put("id", s.id());
+        node.put("client", s.strategy().name().toLowerCase().replace('_', '-'));
+        node.put("server", s.variant().flag());
+        node.put("fault", s.fault().name().toLowerCase().replace('_', '-'));
+        node.put("faultDescription", s.fault().label());
+        node.put("expectation", s.expectation().label());
+        node.put("asExpected", result.asExpected());
+        node.put("seconds", result.millis() / 1000.0);
+        ObjectNode figures = node.putObject("figures");
+        figures.put("payments", f.payments());
+        figures.put("requestsSent", f.requestsSent());
+        figures.put("charges", f.charges());
+        figures.put("lost", f.lost());
+        figures.put("chargedMoreThanOnce", f.duplicated());
+        figures.put("unconfirmed", f.unconfirmed());
+        figures.put("keysWithDifferingReplies", f.differingKeys());
+        figures.put("confirmedWithoutCharge", f.confirmedWithoutCharge());
+        figures.put("p50Millis", f.p50Millis());
+        figures.put("p99Millis", f.p99Millis());
+        ObjectNode histogram = node.putObject("paymentsByCharges");
+        f.chargesPerPayment().forEach(histogram::put);
+        ObjectNode proxy = node.putObject("proxy");
+        result.proxyStats().forEach(proxy::put);
+        node.put("serviceKills", result.kills());
+        node.put("serviceStarts", result.serviceStarts());
+        return node;
+    }
+
+    private static ObjectNode sample(ReplaySample sample) {
+        ObjectNode node = JSON.createObjectNode();
+        node.put("scenario", sample.scenarioId());
+        node.put("payment", sample.payment().id());
+        node.put("card", sample.payment().card());
+        ArrayNode attempts = node.putArray("attempts");
+        for (Attempt a : sample.attempts()) {
+            ObjectNode attempt = attempts.addObject();
+            attempt.put("number", a.number());
+            attempt.put("key", a.key());
+            attempt.put("startMillis", a.startMillis());
+            attempt.put("millis", a.durationMicros() / 1000.0);
+            attempt.put("status", a.status());
+            attempt.put("failure", a.failure());
+            attempt.put("replayed", a.replayed());
+            attempt.put("body", a.body());
+        }
+        ObjectNode charge = node.putObject("charge");
+        charge.put("chargeId", sample.charge().chargeId());
+        charge.put("gatewayKey", sample.charge().key());
+        charge.put("createdAt", sample.charge().createdAt());
+        return node;
+    }
+}

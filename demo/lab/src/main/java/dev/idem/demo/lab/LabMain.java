@@ -1,0 +1,83 @@
+package dev.idem.demo.lab;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code ./idem lab [options]} */
+@Command(name = "idem lab", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Runs the card gateway, the payments service and a fault proxy as child processes, sends payments through",
+                "faults with four client strategies, and counts lost and duplicated charges from the gateway's ledger.",
+                "Exits 1 if a scenario does not show what it exists to show."})
+public final class LabMain implements Callable<Integer> {
+    @Option(names = {"-n", "--payments"}, description = "Logical payments per scenario (default: ${DEFAULT-VALUE}).", defaultValue = "40")
+    int payments;
+
+    @Option(names = "--seed", description = "Seed of every fault decision and amount (default: ${DEFAULT-VALUE}).", defaultValue = "42")
+    long seed;
+
+    @Option(names = "--db", description = "JDBC URL of a PostgreSQL database for the gateway and the service, e.g. "
+            + "jdbc:postgresql://127.0.0.1:5432/test?user=postgres (default: SQLite files under --out).")
+    String db;
+
+    @Option(names = "--scenarios", split = ",", description = "Scenarios to run, comma-separated (default: all; see --list).")
+    List<String> scenarios;
+
+    @Option(names = "--out", description = "Folder for the report, logs and work files (default: ${DEFAULT-VALUE}).", defaultValue = "data/lab")
+    Path out;
+
+    @Option(names = "--concurrency", description = "Payments in flight at once (default: ${DEFAULT-VALUE}).", defaultValue = "4")
+    int concurrency;
+
+    @Option(names = "--kills", description = "SIGKILLs of the service in each kill scenario (default: ${DEFAULT-VALUE}).", defaultValue = "2")
+    int kills;
+
+    @Option(names = "--list", description = "List the scenarios and exit.")
+    boolean list;
+
+    @Option(names = "--service-jar", description = "The payments service jar (default: ${DEFAULT-VALUE}).",
+            defaultValue = "demo/payments-service/target/payments-service.jar")
+    Path serviceJar;
+
+    @Option(names = "--gateway-jar", description = "The card gateway jar (default: ${DEFAULT-VALUE}).", defaultValue = "demo/card-gateway/target/card-gateway.jar")
+    Path gatewayJar;
+
+    @Option(names = "--proxy-jar", description = "The fault proxy jar (default: ${DEFAULT-VALUE}).", defaultValue = "demo/fault-proxy/target/fault-proxy.jar")
+    Path proxyJar;
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new LabMain()).execute(args));
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        if (list) {
+            for (Scenario s : Scenarios.all()) {
+                System.out.printf("%-18s %s x %s x %s -> expected: %s%n", s.id(), s.strategy().label(), s.variant().label(),
+                        s.fault().label(), s.expectation().label());
+            }
+            return 0;
+        }
+        LabSettings settings;
+        try {
+            settings = new LabSettings(payments, concurrency, kills, seed, db, out, Scenarios.select(scenarios));
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
+        }
+        LabReport report;
+        try {
+            report = new Lab(settings, Components.fromJars(gatewayJar, serviceJar, proxyJar), System.out).run();
+        } catch (IllegalStateException e) {
+            System.err.println("idem lab: " + e.getMessage());
+            return 2;
+        }
+        if (!report.allAsExpected()) {
+            System.err.println("idem lab: some scenarios did not show what they exist to show (see the last column)");
+            return 1;
+        }
+        return 0;
+    }
+}

@@ -1,0 +1,60 @@
+package dev.idem.demo.lab;
+
+import java.io.PrintStream;
+
+/**
+ * What the lab prints while it runs. On a terminal one line per scenario is redrawn in place; in a
+ * log (no console) each scenario prints when it starts and when it ends.
+ */
+final class Progress {
+    private final PrintStream out;
+    private final boolean interactive;
+    private long lastDraw;
+    private String current = "";
+
+    Progress(PrintStream out, boolean interactive) {
+        this.out = out;
+        this.interactive = interactive;
+    }
+
+    static Progress forConsole(PrintStream out) {
+        return new Progress(out, System.console() != null);
+    }
+
+    synchronized void scenarioStarted(int number, int total, Scenario scenario) {
+        current = String.format("[%d/%d] %-18s", number, total, scenario.id());
+        if (!interactive) {
+            out.printf("%s %s x %s x %s%n", current, scenario.strategy().label(), scenario.variant().label(), scenario.fault().label());
+        }
+    }
+
+    /** Redrawn at most ten times a second. */
+    synchronized void payments(int settled, int total, int requests) {
+        long now = System.nanoTime();
+        if (!interactive || now - lastDraw < 100_000_000L && settled < total) {
+            return;
+        }
+        lastDraw = now;
+        int width = 30;
+        int filled = total == 0 ? width : settled * width / total;
+        out.printf("\r%s [%s%s] %d/%d payments, %d requests   ", current, "#".repeat(filled), ".".repeat(width - filled), settled, total, requests);
+        out.flush();
+    }
+
+    synchronized void event(String message) {
+        if (interactive) {
+            out.printf("\r%s   %s%n", current, message);
+        } else {
+            out.printf("        %s%n", message);
+        }
+    }
+
+    synchronized void scenarioFinished(ScenarioResult result) {
+        Figures f = result.figures();
+        String line = String.format("%s done in %.1f s: %d charges for %d payments, %d lost, %d duplicated%s",
+                current, result.millis() / 1000.0, f.charges(), f.payments(), f.lost(), f.duplicated(),
+                result.asExpected() ? "" : "  (NOT as expected)");
+        out.println(interactive ? "\r" + line + " ".repeat(20) : "        " + line.substring(current.length()).trim());
+        out.flush();
+    }
+}

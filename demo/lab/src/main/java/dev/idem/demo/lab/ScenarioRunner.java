@@ -1,0 +1,218 @@
+package dev.idem.demo.lab;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Runs one scenario on a {@link Stack}: starts what it needs, lets its clients pay through the fault
+ * proxy, disrupts the service as the fault says, then reads the gateway's ledger and counts.
+ */
+final class ScenarioRunner {
+    /** A request older than this is past the gateway's charge when the gateway answers 250 ms late. */
+    private static final long KILL_WHEN_IN_FLIGHT_MILLIS = 120;
+    private static final List<String> CURRENCIES = List.of("EUR", "USD", "GBP", "RON", "CHF");
+
+    private final Stack stack;
+    private final LabSettings settings;
+    private final Progress progress;
+    private final String runTag;
+    private final InFlight inFlight = new InFlight();
+
+    ScenarioRunner(Stack stack, LabSettings settings, Progress progress, String runTag) {
+        this.stack = stack;
+        this.settings = settings;
+        this.progress = progress;
+        this.runTag = runTag;
+    }
+
+    ScenarioResult run(Scenario scenario, long seed) throws InterruptedException {
+        long started = System.nanoTime();
+        stack.ensureGateway(scenario.fault().gatewayFaults());
+        stack.ensureService(scenario.variant());
+        warmUp();
+        int startsBefore = stack.serviceStarts();
+        Stack.ProxyProcess proxy = stack.startProxy(scenario.fault(), seed, scenario.id());
+        List<PaymentRecord> records = new ArrayList<>();
+        Map<String, Long> proxyStats;
+        int kills;
+        try {
+            List<List<Sender>> senders = senders(scenario, seed, proxy.port(), records, started);
+            kills = drive(scenario, senders, records);
+            proxyStats = proxy.stats();
+        } finally {
+            proxy.stop();
+        }
+        List<LedgerCharge> charges = settledCharges(records);
+        Figures figures = Tally.count(records, charges);
+        return new ScenarioResult(scenario, figures, Tally.asExpected(scenario.expectation(), figures), proxyStats, kills,
+                stack.serviceStarts() - startsBefore, (System.nanoTime() - started) / 1_000_000, List.copyOf(records), charges);
+    }
+
+    /** One payment straight to the service, so the first measured requests do not pay for class loading. */
+    private void warmUp() {
+        Payment warmUp = new Payment("warm-up", 100, "EUR", "lab-" + runTag + "-warm-up-" + UUID.randomUUID().toString().substring(0, 8));
+        LabHttp.exchange(stack.servicePort(), "POST", PaymentsServiceContract.PAYMENTS_PATH,
+                Map.of("Content-Type", "application/json", PaymentsServiceContract.KEY_HEADER, UUID.randomUUID().toString()),
+                PaymentsServiceContract.body(warmUp), Sender.READ_TIMEOUT);
+    }
+
+    /** The scenario's payments, each with its senders (one, or 2-8 for a double-click). */
+    private List<List<Sender>> senders(Scenario scenario, long seed, int port, List<PaymentRecord> records, long started) {
+        Random random = new Random(seed);
+        List<List<Sender>> all = new ArrayList<>();
+        Fault fault = scenario.fault();
+        for (int i = 1; i <= settings.payments(); i++) {
+            String id = String.format("%s-%03d", scenario.id(), i);
+            Payment payment = new Payment(id, 100 + random.nextInt(99_900), CURRENCIES.get(random.nextInt(CURRENCIES.size())),
+                    "lab-" + runTag + "-" + id);
+            PaymentRecord record = new PaymentRecord(payment);
+            records.add(record);
+            String key = UUID.randomUUID().toString();
+            int count = fault.minSenders() + random.nextInt(fault.maxSenders() - fault.minSenders() + 1);
+            List<Sender> group = new ArrayList<>();
+            for (int s = 0; s < count; s++) {
+                group.add(new Sender(record, s, scenario.strategy(), key, port, inFlight, started, random.nextLong()));
+            }
+            all.add(group);
+        }
+        return all;
+    }
+
+    /** Sends every payment, disrupting the service as the fault says; returns the number of SIGKILLs. */
+    private int drive(Scenario scenario, List<List<Sender>> payments, List<PaymentRecord> records) throws InterruptedException {
+        AtomicInteger settled = new AtomicInteger();
+        Runnable tick = () -> progress.payments(settled.get(), payments.size(), records.stream().mapToInt(PaymentRecord::requestsSent).sum());
+        switch (scenario.fault().disruption()) {
+            case RESTART_BEFORE_RETRIES -> {
+                sendAll(payments, 1, settled, tick);
+                stack.restartService();
+                settled.set(0);
+                sendAll(payments, Sender.MAX_ATTEMPTS, settled, tick);
+                return 0;
+            }
+            case KILL_DURING_TRAFFIC -> {
+                AtomicBoolean finished = new AtomicBoolean();
+                AtomicInteger kills = new AtomicInteger();
+                Thread killer = new Thread(() -> killWhileBusy(finished, kills), "lab-killer");
+                killer.setDaemon(true);
+                killer.start();
+                try {
+                    sendAll(payments, Sender.MAX_ATTEMPTS, settled, tick);
+                } finally {
+                    finished.set(true);
+                    killer.join();
+                }
+                return kills.get();
+            }
+            default -> {
+                sendAll(payments, Sender.MAX_ATTEMPTS, settled, tick);
+                return 0;
+            }
+        }
+    }
+
+    /** Kills the service whenever a request has been inside it long enough, up to the configured number of times. */
+    private void killWhileBusy(AtomicBoolean finished, AtomicInteger kills) {
+        while (kills.get() < settings.kills() && !finished.get()) {
+            if (inFlight.oldestMillis() >= KILL_WHEN_IN_FLIGHT_MILLIS) {
+                try {
+                    stack.killAndRestartService();
+                } catch (RuntimeException e) {
+                    progress.event("restart after SIGKILL failed: " + e.getMessage());
+                    return;
+                }
+                kills.incrementAndGet();
+            } else {
+                ChildProcess.sleep(5);
+            }
+        }
+    }
+
+    /** Runs every payment's senders with {@code budget} attempts each, {@code concurrency} payments at a time. */
+    private void sendAll(List<List<Sender>> payments, int budget, AtomicInteger settled, Runnable tick) throws InterruptedException {
+        ExecutorService workers = Executors.newFixedThreadPool(settings.concurrency(), daemon("lab-client"));
+        ExecutorService clicks = Executors.newCachedThreadPool(daemon("lab-click"));
+        try {
+            List<Future<?>> done = new ArrayList<>();
+            for (List<Sender> group : payments) {
+                done.add(workers.submit(() -> {
+                    sendTogether(group, budget, clicks);
+                    settled.incrementAndGet();
+                    tick.run();
+                    return null;
+                }));
+            }
+            for (Future<?> future : done) {
+                try {
+                    future.get();
+                } catch (ExecutionException e) {
+                    throw new IllegalStateException("a client failed", e.getCause());
+                }
+            }
+        } finally {
+            workers.shutdownNow();
+            clicks.shutdownNow();
+        }
+        tick.run();
+    }
+
+    /** A payment's senders start at the same instant, as two clicks on one button would. */
+    private static void sendTogether(List<Sender> group, int budget, ExecutorService clicks) throws Exception {
+        if (group.size() == 1) {
+            group.get(0).run(budget);
+            return;
+        }
+        CountDownLatch go = new CountDownLatch(1);
+        List<Future<?>> running = new ArrayList<>();
+        for (Sender sender : group) {
+            running.add(clicks.submit(() -> {
+                go.await();
+                return sender.run(budget);
+            }));
+        }
+        go.countDown();
+        for (Future<?> future : running) {
+            future.get();
+        }
+    }
+
+    /**
+     * The ledger rows of these payments, read once no new row has appeared for a while: a service may
+     * still finish a charge after its client stopped listening.
+     */
+    private List<LedgerCharge> settledCharges(List<PaymentRecord> records) {
+        Set<String> cards = new HashSet<>();
+        records.forEach(r -> cards.add(r.payment().card()));
+        List<LedgerCharge> previous = null;
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (true) {
+            List<LedgerCharge> current = stack.ledger().stream().filter(c -> cards.contains(c.card())).toList();
+            if (previous != null && previous.size() == current.size() || System.nanoTime() > deadline) {
+                return current;
+            }
+            previous = current;
+            ChildProcess.sleep(300);
+        }
+    }
+
+    private static java.util.concurrent.ThreadFactory daemon(String prefix) {
+        AtomicInteger count = new AtomicInteger();
+        return runnable -> {
+            Thread thread = new Thread(runnable, prefix + "-" + count.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        };
+    }
+}

@@ -1,0 +1,97 @@
+package dev.idem.demo.lab;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/** Counts a scenario's {@link Figures} from the client's records and the gateway's ledger. Pure. */
+public final class Tally {
+    private Tally() {
+    }
+
+    /**
+     * @param records the scenario's payments and what their clients did
+     * @param ledger  the gateway's charges; rows whose card is not one of these payments' are ignored
+     *                (they belong to another scenario)
+     */
+    public static Figures count(List<PaymentRecord> records, List<LedgerCharge> ledger) {
+        Map<String, Integer> chargesByCard = new HashMap<>();
+        for (PaymentRecord record : records) {
+            chargesByCard.put(record.payment().card(), 0);
+        }
+        int charges = 0;
+        for (LedgerCharge charge : ledger) {
+            if (chargesByCard.containsKey(charge.card())) {
+                chargesByCard.merge(charge.card(), 1, Integer::sum);
+                charges++;
+            }
+        }
+
+        int requests = 0;
+        int lost = 0;
+        int duplicated = 0;
+        int unconfirmed = 0;
+        int confirmedWithoutCharge = 0;
+        Map<String, Integer> histogram = new LinkedHashMap<>();
+        for (String bucket : List.of("0", "1", "2", "3+")) {
+            histogram.put(bucket, 0);
+        }
+        Map<String, Set<String>> repliesByKey = new HashMap<>();
+        List<Double> latencies = new ArrayList<>();
+        for (PaymentRecord record : records) {
+            int charged = chargesByCard.get(record.payment().card());
+            boolean confirmed = record.confirmed();
+            if (charged == 0 && !confirmed) {
+                lost++;
+            }
+            if (charged == 0 && confirmed) {
+                confirmedWithoutCharge++;
+            }
+            if (charged > 0 && !confirmed) {
+                unconfirmed++;
+            }
+            if (charged > 1) {
+                duplicated++;
+            }
+            histogram.merge(charged >= 3 ? "3+" : Integer.toString(charged), 1, Integer::sum);
+            for (Attempt attempt : record.attempts()) {
+                if (attempt.sent()) {
+                    requests++;
+                    latencies.add(attempt.durationMicros() / 1000.0);
+                }
+                if (attempt.key() != null && attempt.succeeded()) {
+                    repliesByKey.computeIfAbsent(attempt.key(), k -> new HashSet<>()).add(attempt.status() + " " + attempt.body());
+                }
+            }
+        }
+        int differing = (int) repliesByKey.values().stream().filter(replies -> replies.size() > 1).count();
+        return new Figures(records.size(), requests, charges, lost, duplicated, unconfirmed, differing, confirmedWithoutCharge,
+                percentile(latencies, 50), percentile(latencies, 99), histogram);
+    }
+
+    /** Nearest-rank percentile; 0 for no values. */
+    static double percentile(List<Double> values, int percent) {
+        if (values.isEmpty()) {
+            return 0;
+        }
+        double[] sorted = values.stream().mapToDouble(Double::doubleValue).toArray();
+        Arrays.sort(sorted);
+        int rank = (int) Math.ceil(percent / 100.0 * sorted.length);
+        return sorted[Math.max(0, rank - 1)];
+    }
+
+    /** Whether what was counted is what the scenario exists to show. */
+    public static boolean asExpected(Expectation expectation, Figures f) {
+        return switch (expectation) {
+            case LOSES_PAYMENTS -> f.lost() > 0;
+            case DUPLICATES_CHARGES -> f.duplicated() > 0;
+            case EXACTLY_ONCE -> f.lost() == 0 && f.duplicated() == 0 && f.unconfirmed() == 0 && f.differingKeys() == 0
+                    && f.confirmedWithoutCharge() == 0 && f.charges() == f.payments();
+        };
+    }
+}

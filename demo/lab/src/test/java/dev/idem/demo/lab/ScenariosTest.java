@@ -1,0 +1,51 @@
+package dev.idem.demo.lab;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class ScenariosTest {
+    @Test
+    void theCatalogueHasTheRowsTheLabMustShow() {
+        assertThat(Scenarios.all()).extracting(Scenario::id).containsExactly("at-most-once", "retry-no-key", "new-key-per-retry",
+                "key-after-effect", "memory-store", "idem-lossy", "idem-sigkill", "idem-gateway-fail", "idem-double-click");
+        assertThat(Scenarios.all()).filteredOn(s -> s.strategy() == ClientStrategy.IDEMPOTENT && s.variant() == ServerVariant.CORRECT)
+                .extracting(Scenario::fault)
+                .containsExactly(Fault.LOSSY_NETWORK, Fault.SIGKILL_MID_REQUEST, Fault.GATEWAY_FAIL_AFTER, Fault.DOUBLE_CLICK);
+        assertThat(Fault.DOUBLE_CLICK.minSenders()).isEqualTo(2);
+        assertThat(Fault.DOUBLE_CLICK.maxSenders()).isEqualTo(8);
+    }
+
+    @Test
+    void aSelectionKeepsTableOrderAndNamesWhatIsUnknown() {
+        assertThat(Scenarios.select(List.of("idem-lossy", " at-most-once"))).extracting(Scenario::id)
+                .containsExactly("at-most-once", "idem-lossy");
+        assertThat(Scenarios.select(List.of())).hasSize(Scenarios.all().size());
+        assertThatThrownBy(() -> Scenarios.select(List.of("idem-lossy", "nope")))
+                .hasMessageContaining("[nope]").hasMessageContaining("known: at-most-once");
+    }
+
+    @Test
+    void settingsRefuseWhatCannotRun() {
+        Path out = Path.of("target");
+        assertThatThrownBy(() -> new LabSettings(0, 4, 1, 1, null, out, Scenarios.all())).hasMessageContaining("payments");
+        assertThatThrownBy(() -> new LabSettings(1, 0, 1, 1, null, out, Scenarios.all())).hasMessageContaining("concurrency");
+        assertThatThrownBy(() -> new LabSettings(1, 1, 0, 1, null, out, Scenarios.all())).hasMessageContaining("kills");
+        assertThatThrownBy(() -> new LabSettings(1, 1, 1, 1, null, out, List.of())).hasMessageContaining("no scenario");
+        assertThat(new LabSettings(1, 1, 1, 1, "jdbc:postgresql://h/db?user=u&password=secret", out, Scenarios.all()).databaseLabel())
+                .doesNotContain("secret");
+    }
+
+    @Test
+    void theServiceIsStartedWithTheContractFlags() {
+        Payment payment = new Payment("p-1", 1250, "EUR", "lab-x-p-1");
+
+        assertThat(PaymentsServiceContract.arguments(8080, "http://127.0.0.1:8090", Path.of("/tmp/d"), null, ServerVariant.KEY_AFTER_EFFECT))
+                .containsExactly("--server.port=8080", "--gateway.url=http://127.0.0.1:8090", "--data-dir=/tmp/d", "--variant=key-after-effect");
+        assertThat(PaymentsServiceContract.arguments(1, "g", Path.of("/d"), "jdbc:x", ServerVariant.CORRECT)).contains("--db=jdbc:x");
+        assertThat(PaymentsServiceContract.body(payment)).isEqualTo("{\"amount\":1250,\"currency\":\"EUR\",\"card\":\"lab-x-p-1\"}");
+    }
+}
