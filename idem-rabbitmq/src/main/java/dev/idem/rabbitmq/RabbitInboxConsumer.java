@@ -355,8 +355,9 @@ public final class RabbitInboxConsumer implements AutoCloseable {
         } catch (RuntimeException e) {
             // Nothing committed, nothing counted: give the database a moment, then let the broker redeliver.
             Guard.run(() -> listener.storeFailed(queue, claimed.size(), e));
-            LOG.log(System.Logger.Level.WARNING, "consumer " + consumerName + " on queue '" + queue + "': the inbox failed; "
-                    + claimed.size() + " deliveries go back to the queue", e);
+            LOG.log(System.Logger.Level.WARNING, "consumer " + consumerName + " on queue '" + queue + "': the inbox failed ("
+                    + e + "); " + claimed.size() + " deliveries go back to the queue after " + storeFailureBackoff);
+            LOG.log(System.Logger.Level.DEBUG, "the inbox's failure", e);
             pause(storeFailureBackoff);
             ch.basicNack(maxTag(claimed), true, true);
             requeued.addAndGet(claimed.size());
