@@ -139,10 +139,13 @@ abstract class RabbitTestSupport {
     }
 
     protected String fanout() throws Exception {
-        String x = RabbitBroker.unique("x");
-        admin.exchangeDeclare(x, BuiltinExchangeType.FANOUT, false, true, null);
-        exchanges.add(x);
-        return x;
+        return fanout(RabbitBroker.unique("x"));
+    }
+
+    protected String fanout(String name) throws Exception {
+        admin.exchangeDeclare(name, BuiltinExchangeType.FANOUT, false, false, null);
+        exchanges.add(name);
+        return name;
     }
 
     protected void bind(String queue, String exchange) throws Exception {
