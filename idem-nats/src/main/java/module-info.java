@@ -1,0 +1,10 @@
+/**
+ * idem on NATS JetStream: an idempotent pull consumer that acknowledges ({@code AckSync}) a message
+ * only after the inbox's transaction committed, and an outbox publisher that sets {@code Nats-Msg-Id}.
+ */
+module dev.idem.nats {
+    requires transitive dev.idem.jdbc;
+    requires transitive io.nats.jnats;
+
+    exports dev.idem.nats;
+}
