@@ -1,0 +1,654 @@
+package dev.idem.nats;
+
+import dev.idem.jdbc.Inbox;
+import dev.idem.jdbc.InboxMessage;
+import dev.idem.jdbc.InboxOutcome;
+import io.nats.client.Connection;
+import io.nats.client.JetStreamApiException;
+import io.nats.client.JetStreamManagement;
+import io.nats.client.JetStreamSubscription;
+import io.nats.client.Message;
+import io.nats.client.PullSubscribeOptions;
+import io.nats.client.api.AckPolicy;
+import io.nats.client.api.ConsumerConfiguration;
+import io.nats.client.impl.Headers;
+import io.nats.client.impl.NatsMessage;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * An idempotent NATS JetStream consumer: a <b>durable pull consumer</b> with explicit acks whose
+ * every fetch is processed with one {@link Inbox#processBatch} call (one claim statement, one
+ * transaction), and whose messages are acknowledged with {@code AckSync} <b>only after that
+ * transaction committed</b>. A consumer that dies between the commit and the ack has its messages
+ * redelivered after {@code AckWait}, to itself or to another instance bound to the same durable, and
+ * the inbox answers them {@code DUPLICATE}: they are acknowledged without running the handler.
+ *
+ * <pre>{@code
+ * NatsInboxConsumer consumer = NatsInboxConsumer.builder(inbox)
+ *         .connection(nats).stream("PAYMENTS").durable("ledger").consumerName("ledger")
+ *         .handler((sql, message) -> insertEntry(sql, message.getData()))
+ *         .build().start();
+ * }</pre>
+ *
+ * <h2>What happens to a message</h2>
+ * <table>
+ * <caption>outcomes</caption>
+ * <tr><th>inbox outcome</th><th>to JetStream</th></tr>
+ * <tr><td>PROCESSED (committed), DUPLICATE (seen before)</td><td>{@code ackSync}</td></tr>
+ * <tr><td>FAILED: the handler threw; rolled back; the attempt is counted in the database</td>
+ *     <td>{@code nak} (with {@code nakDelay}, if set): redelivered</td></tr>
+ * <tr><td>QUARANTINED: the attempt that reached the inbox's {@code maxAttempts}, or any later delivery;
+ *     the message (data, headers) is in the inbox's quarantine table</td>
+ *     <td>{@code term}: never redelivered; replay or drop it from the database</td></tr>
+ * <tr><td>no usable message id (see {@link MessageIdExtractor})</td>
+ *     <td>{@code term}, reported to {@link NatsConsumerListener#refused}</td></tr>
+ * <tr><td>the database failed (nothing committed, nothing counted)</td><td>after a pause, {@code nak}</td></tr>
+ * </table>
+ *
+ * <p>The inbox's durable attempt count is the source of truth; the consumer's {@code MaxDeliver} is
+ * a second line for what the inbox cannot count (a database that keeps failing), and must not be
+ * below the inbox's {@code maxAttempts}. The message id is the {@code Nats-Msg-Id} header (the same
+ * header the stream deduplicates publishes on), else {@code <stream>:<sequence>}.
+ *
+ * <p>{@link #start()} creates the durable consumer or updates its settings, binds a pull subscription
+ * and starts a worker thread that fetches up to {@code batchSize} messages, waiting up to
+ * {@code fetchWait} for them. The connection stays the application's. If it closes, the consumer
+ * stops; its unacknowledged messages are redelivered after {@code AckWait} to whoever pulls from the
+ * durable next.
+ */
+public final class NatsInboxConsumer implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger("dev.idem.nats");
+    private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(30);
+    /** Header names under which a quarantined message's subject and origin are kept, for replay. */
+    static final String SUBJECT = "nats.subject";
+    static final String STREAM = "nats.stream";
+    static final String STREAM_SEQUENCE = "nats.stream-sequence";
+
+    private final Inbox inbox;
+    private final Connection connection;
+    private final String stream;
+    private final String durable;
+    private final String filterSubject;
+    private final String consumerName;
+    private final int batchSize;
+    private final Duration fetchWait;
+    private final Duration ackWait;
+    private final long maxDeliver;
+    private final long maxAckPending;
+    private final Duration nakDelay;
+    private final Duration ackTimeout;
+    private final Duration storeFailureBackoff;
+    private final MessageIdExtractor messageIds;
+    private final NatsMessageHandler handler;
+    private final NatsConsumerListener listener;
+    private final AckHook beforeAck;
+
+    private final AtomicLong acknowledged = new AtomicLong();
+    private final AtomicLong naks = new AtomicLong();
+    private final AtomicLong terminated = new AtomicLong();
+    private final AtomicLong refused = new AtomicLong();
+    private final AtomicBoolean stopReported = new AtomicBoolean();
+    private final Object pause = new Object();
+    private volatile boolean running;
+    private volatile boolean started;
+    private volatile boolean closing;
+    private JetStreamSubscription subscription;
+    private Thread worker;
+
+    private NatsInboxConsumer(Builder b) {
+        this.inbox = b.inbox;
+        this.connection = b.connection;
+        this.stream = b.stream;
+        this.durable = b.durable;
+        this.filterSubject = b.filterSubject;
+        this.consumerName = b.consumerName;
+        this.batchSize = b.batchSize;
+        this.fetchWait = b.fetchWait;
+        this.ackWait = b.ackWait;
+        this.maxDeliver = b.maxDeliver;
+        this.maxAckPending = b.maxAckPending;
+        this.nakDelay = b.nakDelay;
+        this.ackTimeout = b.ackTimeout;
+        this.storeFailureBackoff = b.storeFailureBackoff;
+        this.messageIds = b.messageIds;
+        this.handler = b.handler;
+        this.listener = b.listener;
+        this.beforeAck = b.beforeAck;
+    }
+
+    public static Builder builder(Inbox inbox) {
+        return new Builder(inbox);
+    }
+
+    /**
+     * Creates (or updates) the durable pull consumer with explicit acks, {@code AckWait},
+     * {@code MaxDeliver} and {@code MaxAckPending}, binds to it and starts the worker thread.
+     *
+     * @throws IOException           if JetStream refused (no such stream, settings it will not change, no JetStream)
+     * @throws IllegalStateException if already started
+     */
+    public synchronized NatsInboxConsumer start() throws IOException {
+        if (started) {
+            throw new IllegalStateException("consumer " + consumerName + " on stream '" + stream + "' was already started");
+        }
+        started = true;
+        try {
+            JetStreamManagement jsm = connection.jetStreamManagement();
+            ConsumerConfiguration.Builder config = ConsumerConfiguration.builder()
+                    .durable(durable)
+                    .ackPolicy(AckPolicy.Explicit)
+                    .ackWait(ackWait)
+                    .maxDeliver(maxDeliver)
+                    .maxAckPending(maxAckPending);
+            if (filterSubject != null) {
+                config.filterSubject(filterSubject);
+            }
+            jsm.addOrUpdateConsumer(stream, config.build());
+            subscription = connection.jetStream().subscribe(filterSubject, PullSubscribeOptions.bind(stream, durable));
+        } catch (IOException | JetStreamApiException | RuntimeException e) {
+            closing = true;
+            throw new IOException("consumer " + consumerName + " could not bind durable '" + durable + "' on stream '" + stream + "': "
+                    + e.getMessage(), e);
+        }
+        running = true;
+        worker = new Thread(this::work, "idem-nats-" + consumerName + "-" + stream);
+        worker.setDaemon(true);
+        worker.start();
+        return this;
+    }
+
+    /**
+     * Stops fetching, lets the batch in progress finish (and be acknowledged), and unsubscribes. The
+     * durable consumer stays on the server (delete it with {@code JetStreamManagement} if it is no
+     * longer wanted); the connection stays open.
+     */
+    @Override
+    public void close() {
+        Thread w;
+        synchronized (this) {
+            closing = true;
+            running = false;
+            w = worker;
+            worker = null;
+        }
+        synchronized (pause) {
+            pause.notifyAll();
+        }
+        if (w != null && w != Thread.currentThread()) {
+            try {
+                w.join(CLOSE_TIMEOUT.toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        unsubscribeQuietly();
+        if (started && stopReported.compareAndSet(false, true)) {
+            Guard.run(() -> listener.stopped(stream, null));
+        }
+    }
+
+    public boolean isRunning() {
+        return running;
+    }
+
+    /**
+     * Replays a quarantined message after a fix ({@link Inbox#replay}): the handler gets a plain
+     * (not JetStream) message rebuilt from the quarantined subject, headers and data; acking it is
+     * neither needed nor possible, as the original was terminated when it was quarantined.
+     *
+     * @return {@code PROCESSED}, {@code QUARANTINED} (the handler threw again) or {@code DUPLICATE} (not in the quarantine)
+     */
+    public InboxOutcome replay(String messageId, NatsMessageHandler fixedHandler) {
+        Objects.requireNonNull(fixedHandler, "handler is null");
+        return inbox.replay(consumerName, messageId, (c, m) -> fixedHandler.handle(c, rebuild(m)));
+    }
+
+    public String stream() {
+        return stream;
+    }
+
+    public String durable() {
+        return durable;
+    }
+
+    /** The inbox consumer name that scopes this consumer's message ids. */
+    public String consumerName() {
+        return consumerName;
+    }
+
+    /** Messages acknowledged with a confirmed {@code AckSync} so far. */
+    public long acknowledged() {
+        return acknowledged.get();
+    }
+
+    /** Messages nak'ed (for redelivery) so far. */
+    public long naks() {
+        return naks.get();
+    }
+
+    /** Messages terminated (quarantined or refused) so far. */
+    public long terminated() {
+        return terminated.get();
+    }
+
+    /** Messages refused for want of a usable message id so far. */
+    public long refused() {
+        return refused.get();
+    }
+
+    @Override
+    public String toString() {
+        return "NatsInboxConsumer[stream=" + stream + ", durable=" + durable + ", consumer=" + consumerName + ", batchSize=" + batchSize
+                + ", running=" + running + "]";
+    }
+
+    // ---- the worker ------------------------------------------------------------------------------------
+
+    private void work() {
+        Throwable cause = null;
+        try {
+            while (running) {
+                if (connection.getStatus() == Connection.Status.CLOSED) {
+                    throw new IllegalStateException("the NATS connection is closed");
+                }
+                List<Message> fetched = subscription.fetch(batchSize, fetchWait);
+                if (!fetched.isEmpty()) {
+                    handle(fetched);
+                }
+            }
+        } catch (Throwable e) {
+            if (!closing) {
+                cause = e;
+                if (e instanceof InterruptedException) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+        if (!closing) {
+            running = false;
+            LOG.log(System.Logger.Level.WARNING, "consumer " + consumerName + " on stream '" + stream + "' stopped (" + cause
+                    + "); its unacknowledged messages are redelivered after AckWait");
+            unsubscribeQuietly();
+            Throwable why = cause;
+            if (stopReported.compareAndSet(false, true)) {
+                Guard.run(() -> listener.stopped(stream, why));
+            }
+        }
+    }
+
+    private void handle(List<Message> fetched) throws Exception {
+        List<InboxMessage> messages = new ArrayList<>(fetched.size());
+        List<Message> claimed = new ArrayList<>(fetched.size());
+        Map<String, Message> firstById = new HashMap<>();
+        for (Message m : fetched) {
+            if (!m.isJetStream()) {
+                continue;
+            }
+            String id;
+            InboxMessage message;
+            try {
+                id = messageIds.messageId(m);
+                if (id == null || id.isEmpty()) {
+                    refuse(m, "it has no message id: no Nats-Msg-Id header and nothing the consumer's MessageIdExtractor accepts");
+                    continue;
+                }
+                message = InboxMessage.of(id, m.getData() == null ? new byte[0] : m.getData(), headersOf(m));
+            } catch (RuntimeException e) {
+                refuse(m, "its message id is unusable (" + e.getMessage() + ")");
+                continue;
+            }
+            messages.add(message);
+            claimed.add(m);
+            firstById.putIfAbsent(id, m);
+        }
+        if (messages.isEmpty()) {
+            return;
+        }
+        List<InboxOutcome> outcomes;
+        try {
+            outcomes = inbox.processBatch(consumerName, messages, (c, m) -> handler.handle(c, firstById.get(m.id())));
+        } catch (RuntimeException e) {
+            // Nothing committed, nothing counted: give the database a moment, then let JetStream redeliver.
+            Guard.run(() -> listener.storeFailed(stream, claimed.size(), e));
+            LOG.log(System.Logger.Level.WARNING, "consumer " + consumerName + " on stream '" + stream + "': the inbox failed (" + e
+                    + "); " + claimed.size() + " messages are nak'ed after " + storeFailureBackoff);
+            LOG.log(System.Logger.Level.DEBUG, "the inbox's failure", e);
+            pause(storeFailureBackoff);
+            for (Message m : claimed) {
+                nak(m);
+            }
+            return;
+        }
+        beforeAck.beforeAck(connection, claimed);
+        for (int i = 0; i < claimed.size(); i++) {
+            Message m = claimed.get(i);
+            InboxOutcome outcome = outcomes.get(i);
+            switch (outcome.status()) {
+                case PROCESSED, DUPLICATE -> ackSync(m);
+                case QUARANTINED -> {
+                    m.term();
+                    terminated.incrementAndGet();
+                }
+                case FAILED -> nak(m);
+                default -> throw new IllegalStateException("unknown outcome " + outcome);
+            }
+        }
+    }
+
+    private void ackSync(Message m) throws InterruptedException {
+        try {
+            m.ackSync(ackTimeout);
+            acknowledged.incrementAndGet();
+        } catch (TimeoutException e) {
+            // JetStream redelivers it after AckWait; the inbox will answer DUPLICATE.
+            Guard.run(() -> listener.ackFailed(stream, m, e));
+        }
+    }
+
+    private void nak(Message m) {
+        if (nakDelay.isZero()) {
+            m.nak();
+        } else {
+            m.nakWithDelay(nakDelay);
+        }
+        naks.incrementAndGet();
+    }
+
+    private void refuse(Message m, String reason) {
+        String text = "consumer " + consumerName + " refused a message on stream '" + stream + "' (stream sequence "
+                + m.metaData().streamSequence() + "): " + reason + ". It was terminated (term): JetStream will not redeliver it.";
+        LOG.log(System.Logger.Level.WARNING, text);
+        m.term();
+        refused.incrementAndGet();
+        terminated.incrementAndGet();
+        Guard.run(() -> listener.refused(stream, m, text));
+    }
+
+    private void pause(Duration d) throws InterruptedException {
+        long until = System.nanoTime() + d.toNanos();
+        synchronized (pause) {
+            long left;
+            while (running && (left = until - System.nanoTime()) > 0) {
+                TimeUnit.NANOSECONDS.timedWait(pause, left);
+            }
+        }
+    }
+
+    private synchronized void unsubscribeQuietly() {
+        JetStreamSubscription sub = subscription;
+        subscription = null;
+        if (sub != null && connection.getStatus() != Connection.Status.CLOSED) {
+            try {
+                sub.unsubscribe();
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.DEBUG, "unsubscribing consumer " + consumerName + " failed", e);
+            }
+        }
+    }
+
+    // ---- headers -------------------------------------------------------------------------------------------
+
+    /** The message's headers (multiple values joined by commas), subject and origin, kept with the message if it is quarantined. */
+    static Map<String, String> headersOf(Message m) {
+        Map<String, String> out = new LinkedHashMap<>();
+        if (m.getSubject() != null) {
+            out.put(SUBJECT, m.getSubject());
+        }
+        if (m.isJetStream()) {
+            out.put(STREAM, m.metaData().getStream());
+            out.put(STREAM_SEQUENCE, Long.toString(m.metaData().streamSequence()));
+        }
+        if (m.hasHeaders()) {
+            for (Map.Entry<String, List<String>> e : m.getHeaders().entrySet()) {
+                if (e.getKey() != null && !e.getKey().isEmpty() && e.getValue() != null) {
+                    out.put(e.getKey(), String.join(",", e.getValue()));
+                }
+            }
+        }
+        return out;
+    }
+
+    private Message rebuild(InboxMessage m) {
+        Headers headers = new Headers();
+        m.headers().forEach((name, value) -> {
+            if (!name.startsWith("nats.")) {
+                headers.put(name, value);
+            }
+        });
+        if (!headers.containsKey(MessageIdExtractor.NATS_MSG_ID)) {
+            headers.put(MessageIdExtractor.NATS_MSG_ID, m.id());
+        }
+        String subject = m.headers().getOrDefault(SUBJECT, filterSubject != null && !filterSubject.contains("*") && !filterSubject.contains(">")
+                ? filterSubject : stream);
+        return NatsMessage.builder().subject(subject).headers(headers).data(m.payload()).build();
+    }
+
+    // ---- settings ----------------------------------------------------------------------------------------
+
+    /** A test's look at a fetch after the inbox committed and before the acks (to "kill" the consumer there). */
+    @FunctionalInterface
+    interface AckHook {
+        AckHook NONE = (connection, batch) -> { };
+
+        void beforeAck(Connection connection, List<Message> batch) throws Exception;
+    }
+
+    /** Settings of a {@link NatsInboxConsumer}; each setter validates its value. */
+    public static final class Builder {
+        private final Inbox inbox;
+        private Connection connection;
+        private String stream;
+        private String durable;
+        private String filterSubject;
+        private String consumerName;
+        private int batchSize = 256;
+        private Duration fetchWait = Duration.ofMillis(500);
+        private Duration ackWait = Duration.ofSeconds(30);
+        private long maxDeliver = -1;
+        private long maxAckPending = 1000;
+        private Duration nakDelay = Duration.ZERO;
+        private Duration ackTimeout = Duration.ofSeconds(5);
+        private Duration storeFailureBackoff = Duration.ofSeconds(1);
+        private MessageIdExtractor messageIds = MessageIdExtractor.standard();
+        private NatsMessageHandler handler;
+        private NatsConsumerListener listener = NatsConsumerListener.noop();
+        private AckHook beforeAck = AckHook.NONE;
+
+        private Builder(Inbox inbox) {
+            this.inbox = Objects.requireNonNull(inbox, "inbox is null");
+        }
+
+        /** The application's NATS connection; it stays the application's. Required. */
+        public Builder connection(Connection connection) {
+            this.connection = Objects.requireNonNull(connection, "connection is null");
+            return this;
+        }
+
+        /** The stream to consume; it must exist. Required. */
+        public Builder stream(String stream) {
+            this.stream = checkName("stream", stream);
+            return this;
+        }
+
+        /** The durable consumer's name on the server; instances sharing it share its messages. Required. */
+        public Builder durable(String durable) {
+            this.durable = checkName("durable", durable);
+            return this;
+        }
+
+        /** Only messages on this subject (wildcards allowed). Default: the whole stream. */
+        public Builder filterSubject(String filterSubject) {
+            if (filterSubject == null || filterSubject.isEmpty() || filterSubject.chars().anyMatch(Character::isWhitespace)) {
+                throw new IllegalArgumentException("filterSubject must be a non-empty subject without whitespace, was "
+                        + (filterSubject == null ? "null" : "'" + filterSubject + "'"));
+            }
+            this.filterSubject = filterSubject;
+            return this;
+        }
+
+        /**
+         * The inbox consumer name that scopes message ids (e.g. {@code ledger}): 1–200 visible ASCII
+         * characters. Consumers that must not apply one message twice share a name. Required.
+         */
+        public Builder consumerName(String consumerName) {
+            this.consumerName = Names.checkConsumer(consumerName);
+            return this;
+        }
+
+        /** Messages per fetch, processed in one inbox transaction: 1–10000, default 256. */
+        public Builder batchSize(int batchSize) {
+            if (batchSize < 1 || batchSize > 10_000) {
+                throw new IllegalArgumentException("batchSize must be 1-10000, was " + batchSize);
+            }
+            this.batchSize = batchSize;
+            return this;
+        }
+
+        /** The longest a fetch waits to fill its batch: 10 ms – 1 min, default 500 ms. */
+        public Builder fetchWait(Duration fetchWait) {
+            this.fetchWait = range("fetchWait", fetchWait, Duration.ofMillis(10), Duration.ofMinutes(1));
+            return this;
+        }
+
+        /**
+         * How long JetStream waits for an ack before redelivering: 1 s – 1 h, default 30 s. Must
+         * outlast processing one batch; a consumer killed before acking is redelivered after it.
+         */
+        public Builder ackWait(Duration ackWait) {
+            this.ackWait = range("ackWait", ackWait, Duration.ofSeconds(1), Duration.ofHours(1));
+            return this;
+        }
+
+        /**
+         * Deliveries after which JetStream stops redelivering a message: -1 (unlimited, the default)
+         * or at least the inbox's {@code maxAttempts} (checked at {@link #build()}), so the inbox
+         * quarantines a poison message before JetStream gives up on it.
+         */
+        public Builder maxDeliver(long maxDeliver) {
+            if (maxDeliver != -1 && maxDeliver < 1) {
+                throw new IllegalArgumentException("maxDeliver must be -1 (unlimited) or at least 1, was " + maxDeliver);
+            }
+            this.maxDeliver = maxDeliver;
+            return this;
+        }
+
+        /** Delivered but unacknowledged messages JetStream allows this durable: 1–1000000, at least {@code batchSize}; default 1000. */
+        public Builder maxAckPending(long maxAckPending) {
+            if (maxAckPending < 1 || maxAckPending > 1_000_000) {
+                throw new IllegalArgumentException("maxAckPending must be 1-1000000, was " + maxAckPending);
+            }
+            this.maxAckPending = maxAckPending;
+            return this;
+        }
+
+        /** Delay before JetStream redelivers a failed message: 0 (at once, the default) – 1 h. */
+        public Builder nakDelay(Duration nakDelay) {
+            Objects.requireNonNull(nakDelay, "nakDelay is null");
+            if (nakDelay.isNegative() || nakDelay.compareTo(Duration.ofHours(1)) > 0) {
+                throw new IllegalArgumentException("nakDelay must be 0 - 1 h, was " + nakDelay);
+            }
+            this.nakDelay = nakDelay;
+            return this;
+        }
+
+        /** How long an {@code AckSync} waits for the server's confirmation: 10 ms – 1 min, default 5 s. */
+        public Builder ackTimeout(Duration ackTimeout) {
+            this.ackTimeout = range("ackTimeout", ackTimeout, Duration.ofMillis(10), Duration.ofMinutes(1));
+            return this;
+        }
+
+        /** Pause before nak'ing a batch after the database failed: 1 ms – 10 min, default 1 s. */
+        public Builder storeFailureBackoff(Duration backoff) {
+            this.storeFailureBackoff = range("storeFailureBackoff", backoff, Duration.ofMillis(1), Duration.ofMinutes(10));
+            return this;
+        }
+
+        /** Where the message id comes from. Default {@link MessageIdExtractor#standard()}: {@code Nats-Msg-Id}, else the stream sequence. */
+        public Builder messageIdExtractor(MessageIdExtractor messageIds) {
+            this.messageIds = Objects.requireNonNull(messageIds, "messageIdExtractor is null");
+            return this;
+        }
+
+        /** The work per message, on the inbox's transaction. Required. */
+        public Builder handler(NatsMessageHandler handler) {
+            this.handler = Objects.requireNonNull(handler, "handler is null");
+            return this;
+        }
+
+        public Builder listener(NatsConsumerListener listener) {
+            this.listener = Objects.requireNonNull(listener, "listener is null");
+            return this;
+        }
+
+        Builder beforeAck(AckHook hook) {
+            this.beforeAck = Objects.requireNonNull(hook, "hook is null");
+            return this;
+        }
+
+        /** @throws IllegalStateException naming what is missing or inconsistent */
+        public NatsInboxConsumer build() {
+            List<String> missing = new ArrayList<>();
+            if (connection == null) {
+                missing.add("connection");
+            }
+            if (stream == null) {
+                missing.add("stream");
+            }
+            if (durable == null) {
+                missing.add("durable");
+            }
+            if (consumerName == null) {
+                missing.add("consumerName");
+            }
+            if (handler == null) {
+                missing.add("handler");
+            }
+            if (!missing.isEmpty()) {
+                throw new IllegalStateException("NatsInboxConsumer needs " + String.join(", ", missing));
+            }
+            if (maxDeliver != -1 && maxDeliver < inbox.maxAttempts()) {
+                throw new IllegalStateException("maxDeliver " + maxDeliver + " is below the inbox's maxAttempts " + inbox.maxAttempts()
+                        + ": JetStream would stop redelivering a failing message before the inbox quarantines it");
+            }
+            if (maxAckPending < batchSize) {
+                throw new IllegalStateException("maxAckPending " + maxAckPending + " is below batchSize " + batchSize
+                        + ": a fetch could never be filled");
+            }
+            return new NatsInboxConsumer(this);
+        }
+
+        private static Duration range(String what, Duration value, Duration min, Duration max) {
+            Objects.requireNonNull(value, () -> what + " is null");
+            if (value.compareTo(min) < 0 || value.compareTo(max) > 0) {
+                throw new IllegalArgumentException(what + " must be " + min + " - " + max + ", was " + value);
+            }
+            return value;
+        }
+
+        /** Stream and consumer names: 1–255 characters, none of whitespace, '.', '*', '>', '/', '\'. */
+        static String checkName(String what, String name) {
+            if (name == null || name.isEmpty() || name.length() > 255) {
+                throw new IllegalArgumentException(what + " must have 1-255 characters, was "
+                        + (name == null ? "null" : name.length() + " characters"));
+            }
+            for (int i = 0; i < name.length(); i++) {
+                char ch = name.charAt(i);
+                if (Character.isWhitespace(ch) || Character.isISOControl(ch) || ch == '.' || ch == '*' || ch == '>' || ch == '/' || ch == '\\') {
+                    throw new IllegalArgumentException(what + " must not contain whitespace, '.', '*', '>', '/' or '\\', was '" + name + "'");
+                }
+            }
+            return name;
+        }
+    }
+}

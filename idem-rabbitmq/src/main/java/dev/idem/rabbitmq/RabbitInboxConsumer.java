@@ -1,0 +1,656 @@
+package dev.idem.rabbitmq;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ConnectionFactory;
+import com.rabbitmq.client.DefaultConsumer;
+import com.rabbitmq.client.Delivery;
+import com.rabbitmq.client.Envelope;
+import com.rabbitmq.client.Recoverable;
+import com.rabbitmq.client.ShutdownSignalException;
+import dev.idem.jdbc.Inbox;
+import dev.idem.jdbc.InboxMessage;
+import dev.idem.jdbc.InboxOutcome;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * An idempotent RabbitMQ consumer: each delivery's message id is claimed in an {@link Inbox} together
+ * with the handler's database writes, in one transaction, and the delivery is acknowledged <b>only
+ * after that transaction committed</b>. A consumer that dies between the commit and the ack gets its
+ * deliveries redelivered (to itself or another consumer), and the inbox answers them
+ * {@code DUPLICATE}: they are acknowledged without running the handler again.
+ *
+ * <pre>{@code
+ * RabbitInboxConsumer consumer = RabbitInboxConsumer.builder(inbox)
+ *         .connection(connection).queue("payments").consumerName("ledger")
+ *         .handler((sql, delivery) -> insertEntry(sql, delivery.getBody()))
+ *         .build().start();
+ * }</pre>
+ *
+ * <h2>What happens to a delivery</h2>
+ * <table>
+ * <caption>outcomes</caption>
+ * <tr><th>inbox outcome</th><th>to the broker</th></tr>
+ * <tr><td>PROCESSED (committed), DUPLICATE (seen before)</td><td>ack</td></tr>
+ * <tr><td>FAILED: the handler threw; rolled back; the attempt is counted in the database</td>
+ *     <td>nack with requeue: the broker redelivers it</td></tr>
+ * <tr><td>QUARANTINED: the attempt that reached the inbox's {@code maxAttempts}, or any later
+ *     delivery; the message (body, headers) is in the inbox's quarantine table</td>
+ *     <td>ack: the broker forgets it; the operator replays or drops it from the database</td></tr>
+ * <tr><td>no message id (see {@link MessageIdExtractor})</td>
+ *     <td>reject without requeue: dead-lettered if the queue has a dead-letter exchange, else
+ *     dropped by the broker; reported to {@link RabbitConsumerListener#refused}</td></tr>
+ * <tr><td>the database failed (nothing committed, nothing counted)</td>
+ *     <td>after a pause, nack with requeue</td></tr>
+ * </table>
+ *
+ * <h2>The attempt count: the inbox first, the queue's delivery limit second</h2>
+ * The inbox counts failed attempts durably, so the count survives consumer restarts and is shared
+ * by all consumers of the queue; it is the source of truth. A quorum queue's
+ * {@code x-delivery-limit} (see {@link #quorumQueueArguments}) is a useful second line for what the
+ * inbox cannot count, a database that keeps failing: set it above the inbox's {@code maxAttempts}
+ * (and give the queue a dead-letter exchange), so the inbox quarantines a poison message before the
+ * broker dead-letters it.
+ *
+ * <h2>Batches</h2>
+ * Deliveries arrive up to {@code prefetch} at a time ({@code basic.qos}); a worker thread takes what
+ * has arrived (at most {@code prefetch}) and processes it with one {@link Inbox#processBatch} call:
+ * one claim statement, one transaction. An id that occurs twice in a batch is handled once. If the
+ * handler throws for one message, the inbox redoes the batch one message per transaction, so only
+ * that one fails. Acknowledgements then go out as one multiple-ack where possible.
+ *
+ * <p>The consumer opens its own channel on the given connection (or on a connection it opens from a
+ * {@link ConnectionFactory}, which it also closes). If the channel closes for good (an error, the
+ * connection lost without automatic recovery, the queue deleted), the consumer stops and its
+ * unacknowledged deliveries return to the queue; with automatic recovery the channel and the
+ * subscription are recovered and deliveries from before the recovery are simply redelivered.
+ */
+public final class RabbitInboxConsumer implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger("dev.idem.rabbitmq");
+    private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(30);
+    /** Header names under which AMQP properties of a quarantined delivery are kept, for replay. */
+    static final String TYPE = "amqp.type";
+    static final String CONTENT_TYPE = "amqp.content-type";
+    static final String CORRELATION_ID = "amqp.correlation-id";
+    static final String ROUTING_KEY = "amqp.routing-key";
+    static final String EXCHANGE = "amqp.exchange";
+
+    private final Inbox inbox;
+    private final Connection givenConnection;
+    private final ConnectionFactory connectionFactory;
+    private final String queue;
+    private final int prefetch;
+    private final String consumerName;
+    private final MessageIdExtractor messageIds;
+    private final RabbitMessageHandler handler;
+    private final RabbitConsumerListener listener;
+    private final Duration storeFailureBackoff;
+    private final AckHook beforeAck;
+
+    private final BlockingQueue<Delivery> arrived = new LinkedBlockingQueue<>();
+    private final AtomicLong acknowledged = new AtomicLong();
+    private final AtomicLong requeued = new AtomicLong();
+    private final AtomicLong refused = new AtomicLong();
+    private final Object pause = new Object();
+    private final AtomicBoolean stopReported = new AtomicBoolean();
+    private volatile boolean running;
+    private volatile boolean started;
+    private volatile boolean closing;
+    private volatile Throwable shutdownCause;
+    private Connection ownedConnection;
+    private Channel channel;
+    private String consumerTag;
+    private Thread worker;
+
+    private RabbitInboxConsumer(Builder b) {
+        this.inbox = b.inbox;
+        this.givenConnection = b.connection;
+        this.connectionFactory = b.connectionFactory;
+        this.queue = b.queue;
+        this.prefetch = b.prefetch;
+        this.consumerName = b.consumerName;
+        this.messageIds = b.messageIds;
+        this.handler = b.handler;
+        this.listener = b.listener;
+        this.storeFailureBackoff = b.storeFailureBackoff;
+        this.beforeAck = b.beforeAck;
+    }
+
+    public static Builder builder(Inbox inbox) {
+        return new Builder(inbox);
+    }
+
+    /**
+     * Arguments for a quorum queue whose broker-side {@code x-delivery-limit} backs up the inbox's
+     * attempt count; add {@code x-dead-letter-exchange} to keep what the limit removes.
+     *
+     * <pre>{@code
+     * Map<String, Object> args = RabbitInboxConsumer.quorumQueueArguments(inbox.maxAttempts() + 5);
+     * args.put("x-dead-letter-exchange", "payments.dlx");
+     * channel.queueDeclare("payments", true, false, false, args);
+     * }</pre>
+     *
+     * @param deliveryLimit redeliveries after which the broker dead-letters (or drops) a message: 1–10000;
+     *                      choose it above the inbox's {@code maxAttempts}
+     * @return a mutable map
+     */
+    public static Map<String, Object> quorumQueueArguments(int deliveryLimit) {
+        if (deliveryLimit < 1 || deliveryLimit > 10_000) {
+            throw new IllegalArgumentException("deliveryLimit must be 1-10000, was " + deliveryLimit);
+        }
+        Map<String, Object> args = new HashMap<>();
+        args.put("x-queue-type", "quorum");
+        args.put("x-delivery-limit", deliveryLimit);
+        return args;
+    }
+
+    /**
+     * Opens the channel, sets the prefetch, subscribes with manual acknowledgements and starts the
+     * worker thread.
+     *
+     * @throws IOException           if the broker refused (e.g. the queue does not exist); nothing is left open
+     * @throws IllegalStateException if already started
+     */
+    public synchronized RabbitInboxConsumer start() throws IOException {
+        if (started) {
+            throw new IllegalStateException("consumer " + consumerName + " on queue '" + queue + "' was already started");
+        }
+        started = true;
+        try {
+            Connection connection = givenConnection;
+            if (connection == null) {
+                ownedConnection = connectionFactory.newConnection("idem-" + consumerName);
+                connection = ownedConnection;
+            }
+            channel = connection.createChannel();
+            if (channel == null) {
+                throw new IOException("the connection has no free channel");
+            }
+            channel.basicQos(prefetch);
+            running = true;
+            consumerTag = channel.basicConsume(queue, false, new Subscription(channel));
+        } catch (IOException | TimeoutException | RuntimeException e) {
+            running = false;
+            closing = true;
+            closeQuietly();
+            if (e instanceof IOException) {
+                throw new IOException("consumer " + consumerName + " could not subscribe to queue '" + queue + "'", e);
+            }
+            if (e instanceof TimeoutException) {
+                throw new IOException("consumer " + consumerName + " timed out connecting for queue '" + queue + "'", e);
+            }
+            throw (RuntimeException) e;
+        }
+        worker = new Thread(this::work, "idem-rabbitmq-" + consumerName + "-" + queue);
+        worker.setDaemon(true);
+        worker.start();
+        return this;
+    }
+
+    /**
+     * Cancels the subscription, lets the batch in progress finish (and be acknowledged), then closes
+     * the channel: deliveries not yet processed go back to the queue. Also closes the connection if
+     * the consumer opened it.
+     */
+    @Override
+    public void close() {
+        Thread w;
+        synchronized (this) {
+            closing = true;
+            running = false;
+            w = worker;
+            worker = null;
+            try {
+                if (channel != null && channel.isOpen() && consumerTag != null) {
+                    channel.basicCancel(consumerTag);
+                }
+            } catch (IOException | RuntimeException e) {
+                LOG.log(System.Logger.Level.DEBUG, "cancelling consumer " + consumerName + " failed", e);
+            }
+        }
+        synchronized (pause) {
+            pause.notifyAll();
+        }
+        if (w != null && w != Thread.currentThread()) {
+            try {
+                w.join(CLOSE_TIMEOUT.toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        closeQuietly();
+        reportStopped(null);
+    }
+
+    /** Whether the consumer is subscribed and its worker runs. */
+    public boolean isRunning() {
+        return running;
+    }
+
+    /**
+     * Replays a quarantined message after a fix ({@link Inbox#replay}): the handler gets a delivery
+     * rebuilt from the quarantined body, headers and main properties (message id, type, content type,
+     * correlation id); its envelope has delivery tag 0 and is marked redelivered. The broker is not
+     * involved: the message was acknowledged when it was quarantined.
+     *
+     * @return {@code PROCESSED}, {@code QUARANTINED} (the handler threw again) or {@code DUPLICATE} (not in the quarantine)
+     */
+    public InboxOutcome replay(String messageId, RabbitMessageHandler fixedHandler) {
+        Objects.requireNonNull(fixedHandler, "handler is null");
+        return inbox.replay(consumerName, messageId, (c, m) -> fixedHandler.handle(c, rebuild(m)));
+    }
+
+    public String queue() {
+        return queue;
+    }
+
+    /** The inbox consumer name that scopes this consumer's message ids. */
+    public String consumerName() {
+        return consumerName;
+    }
+
+    public int prefetch() {
+        return prefetch;
+    }
+
+    /** Deliveries this consumer acknowledged (sent to the broker) so far. */
+    public long acknowledged() {
+        return acknowledged.get();
+    }
+
+    /** Deliveries this consumer returned to the queue (nack with requeue) so far. */
+    public long requeued() {
+        return requeued.get();
+    }
+
+    /** Deliveries this consumer refused for want of a message id so far. */
+    public long refused() {
+        return refused.get();
+    }
+
+    @Override
+    public String toString() {
+        return "RabbitInboxConsumer[queue=" + queue + ", consumer=" + consumerName + ", prefetch=" + prefetch
+                + ", running=" + running + "]";
+    }
+
+    // ---- the worker ----------------------------------------------------------------------------------
+
+    private void work() {
+        Throwable cause = null;
+        try {
+            while (running) {
+                Delivery first = arrived.poll(100, TimeUnit.MILLISECONDS);
+                if (first == null) {
+                    continue;
+                }
+                List<Delivery> batch = new ArrayList<>(prefetch);
+                batch.add(first);
+                arrived.drainTo(batch, prefetch - 1);
+                handle(batch);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ShutdownSignalException e) {
+            cause = e;  // the channel closed under an ack: the broker redelivers what was not acknowledged
+        } catch (Throwable e) {
+            cause = e;
+            LOG.log(System.Logger.Level.ERROR, "consumer " + consumerName + " on queue '" + queue
+                    + "' stopped; its unacknowledged deliveries return to the queue", e);
+        }
+        if (!closing) {
+            // Not closed by the application: the channel went away (or the worker failed).
+            running = false;
+            arrived.clear();
+            closeQuietly();
+            reportStopped(cause != null ? cause : shutdownCause);
+        }
+    }
+
+    private void handle(List<Delivery> batch) throws Exception {
+        Channel ch = channel;
+        List<InboxMessage> messages = new ArrayList<>(batch.size());
+        List<Delivery> claimed = new ArrayList<>(batch.size());
+        Map<String, Delivery> firstById = new HashMap<>();
+        for (Delivery d : batch) {
+            String id;
+            InboxMessage message;
+            try {
+                id = messageIds.messageId(d);
+                if (id == null || id.isEmpty()) {
+                    refuse(ch, d, "it has no message id: no AMQP message-id property and nothing the consumer's "
+                            + "MessageIdExtractor accepts; publish it with a message id that stays the same on every retry");
+                    continue;
+                }
+                message = InboxMessage.of(id, d.getBody() == null ? new byte[0] : d.getBody(), headersOf(d));
+            } catch (RuntimeException e) {
+                refuse(ch, d, "its message id is unusable (" + e.getMessage() + ")");
+                continue;
+            }
+            messages.add(message);
+            claimed.add(d);
+            firstById.putIfAbsent(id, d);
+        }
+        if (messages.isEmpty()) {
+            return;
+        }
+        List<InboxOutcome> outcomes;
+        try {
+            outcomes = inbox.processBatch(consumerName, messages, (c, m) -> handler.handle(c, firstById.get(m.id())));
+        } catch (RuntimeException e) {
+            // Nothing committed, nothing counted: give the database a moment, then let the broker redeliver.
+            Guard.run(() -> listener.storeFailed(queue, claimed.size(), e));
+            LOG.log(System.Logger.Level.WARNING, "consumer " + consumerName + " on queue '" + queue + "': the inbox failed ("
+                    + e + "); " + claimed.size() + " deliveries go back to the queue after " + storeFailureBackoff);
+            LOG.log(System.Logger.Level.DEBUG, "the inbox's failure", e);
+            pause(storeFailureBackoff);
+            ch.basicNack(maxTag(claimed), true, true);
+            requeued.addAndGet(claimed.size());
+            return;
+        }
+        beforeAck.beforeAck(ch, claimed);
+        long lastAck = -1;
+        int acks = 0;
+        for (int i = 0; i < claimed.size(); i++) {
+            long tag = claimed.get(i).getEnvelope().getDeliveryTag();
+            if (outcomes.get(i).settled()) {
+                lastAck = Math.max(lastAck, tag);
+                acks++;
+            } else {
+                ch.basicNack(tag, false, true);
+                requeued.incrementAndGet();
+            }
+        }
+        if (acks > 0) {
+            // Every delivery up to lastAck that is still unacknowledged on this channel belongs to this
+            // batch and is settled: the refused and failed ones were answered above, earlier batches before.
+            ch.basicAck(lastAck, true);
+            acknowledged.addAndGet(acks);
+        }
+    }
+
+    private void refuse(Channel ch, Delivery d, String reason) throws IOException {
+        String text = "consumer " + consumerName + " refused a delivery on queue '" + queue + "' (delivery tag "
+                + d.getEnvelope().getDeliveryTag() + "): " + reason + ". It was rejected without requeue "
+                + "(dead-lettered if the queue has a dead-letter exchange).";
+        LOG.log(System.Logger.Level.WARNING, text);
+        ch.basicReject(d.getEnvelope().getDeliveryTag(), false);
+        refused.incrementAndGet();
+        Guard.run(() -> listener.refused(queue, d, text));
+    }
+
+    private static long maxTag(List<Delivery> deliveries) {
+        long max = -1;
+        for (Delivery d : deliveries) {
+            max = Math.max(max, d.getEnvelope().getDeliveryTag());
+        }
+        return max;
+    }
+
+    private void pause(Duration d) throws InterruptedException {
+        long until = System.nanoTime() + d.toNanos();
+        synchronized (pause) {
+            long left;
+            while (running && (left = until - System.nanoTime()) > 0) {
+                TimeUnit.NANOSECONDS.timedWait(pause, left);
+            }
+        }
+    }
+
+    private void reportStopped(Throwable cause) {
+        if (started && stopReported.compareAndSet(false, true)) {
+            Guard.run(() -> listener.stopped(queue, cause));
+        }
+    }
+
+    private synchronized void closeQuietly() {
+        Channel ch = channel;
+        if (ch != null && ch.isOpen()) {
+            try {
+                ch.close();
+            } catch (IOException | TimeoutException | RuntimeException e) {
+                abortQuietly(ch);
+            }
+        }
+        Connection owned = ownedConnection;
+        if (owned != null && owned.isOpen()) {
+            try {
+                owned.close();
+            } catch (IOException | RuntimeException e) {
+                owned.abort();
+            }
+        }
+    }
+
+    /** Receives deliveries on the client's dispatch thread and hands them to the worker. */
+    private final class Subscription extends DefaultConsumer {
+        Subscription(Channel channel) {
+            super(channel);
+        }
+
+        @Override
+        public void handleDelivery(String tag, Envelope envelope, AMQP.BasicProperties properties, byte[] body) {
+            arrived.add(new Delivery(envelope, properties, body));
+        }
+
+        @Override
+        public void handleCancel(String tag) {
+            // The broker cancelled the subscription (queue deleted, node lost): nothing more will arrive.
+            LOG.log(System.Logger.Level.WARNING, "the broker cancelled consumer " + consumerName + " on queue '" + queue + "'");
+            shutdownCause = new IllegalStateException("the broker cancelled the subscription to queue '" + queue + "'");
+            running = false;
+        }
+
+        @Override
+        public void handleShutdownSignal(String tag, ShutdownSignalException signal) {
+            boolean recovers = getChannel() instanceof Recoverable && !signal.isInitiatedByApplication();
+            // Deliveries taken before the channel went down cannot be acknowledged any more; the broker redelivers them.
+            arrived.clear();
+            if (!recovers) {
+                shutdownCause = signal;
+                running = false;
+            }
+        }
+    }
+
+    // ---- headers -----------------------------------------------------------------------------------------
+
+    /** The delivery's headers and main properties as text, kept with the message if it is quarantined. */
+    static Map<String, String> headersOf(Delivery d) {
+        Map<String, String> out = new LinkedHashMap<>();
+        AMQP.BasicProperties p = d.getProperties();
+        if (p != null) {
+            putIfPresent(out, TYPE, p.getType());
+            putIfPresent(out, CONTENT_TYPE, p.getContentType());
+            putIfPresent(out, CORRELATION_ID, p.getCorrelationId());
+            if (p.getHeaders() != null) {
+                p.getHeaders().forEach((name, value) -> {
+                    if (name != null && !name.isEmpty() && value != null) {
+                        out.put(name, value instanceof byte[] ? new String((byte[]) value, StandardCharsets.UTF_8) : value.toString());
+                    }
+                });
+            }
+        }
+        if (d.getEnvelope() != null) {
+            putIfPresent(out, EXCHANGE, d.getEnvelope().getExchange());
+            putIfPresent(out, ROUTING_KEY, d.getEnvelope().getRoutingKey());
+        }
+        return out;
+    }
+
+    private static void putIfPresent(Map<String, String> out, String name, String value) {
+        if (value != null && !value.isEmpty()) {
+            out.put(name, value);
+        }
+    }
+
+    private Delivery rebuild(InboxMessage m) {
+        Map<String, Object> headers = new LinkedHashMap<>();
+        m.headers().forEach((name, value) -> {
+            if (!name.startsWith("amqp.")) {
+                headers.put(name, value);
+            }
+        });
+        Map<String, String> h = m.headers();
+        AMQP.BasicProperties props = new AMQP.BasicProperties.Builder()
+                .messageId(m.id())
+                .type(h.get(TYPE))
+                .contentType(h.get(CONTENT_TYPE))
+                .correlationId(h.get(CORRELATION_ID))
+                .headers(headers)
+                .deliveryMode(2)
+                .build();
+        Envelope envelope = new Envelope(0, true, h.getOrDefault(EXCHANGE, ""), h.getOrDefault(ROUTING_KEY, queue));
+        return new Delivery(envelope, props, m.payload());
+    }
+
+    // ---- settings ------------------------------------------------------------------------------------------
+
+    /** A test's look at a batch after the inbox committed and before the acknowledgements (to "kill" the consumer there). */
+    @FunctionalInterface
+    interface AckHook {
+        AckHook NONE = (channel, batch) -> { };
+
+        void beforeAck(Channel channel, List<Delivery> batch) throws Exception;
+    }
+
+    /** Settings of a {@link RabbitInboxConsumer}; each setter validates its value. */
+    public static final class Builder {
+        private final Inbox inbox;
+        private Connection connection;
+        private ConnectionFactory connectionFactory;
+        private String queue;
+        private int prefetch = 250;
+        private String consumerName;
+        private MessageIdExtractor messageIds = MessageIdExtractor.standard();
+        private RabbitMessageHandler handler;
+        private RabbitConsumerListener listener = RabbitConsumerListener.noop();
+        private Duration storeFailureBackoff = Duration.ofSeconds(1);
+        private AckHook beforeAck = AckHook.NONE;
+
+        private Builder(Inbox inbox) {
+            this.inbox = Objects.requireNonNull(inbox, "inbox is null");
+        }
+
+        /** The connection to open the consumer's channel on; the application keeps owning it. Either this or {@link #connectionFactory}. */
+        public Builder connection(Connection connection) {
+            this.connection = Objects.requireNonNull(connection, "connection is null");
+            this.connectionFactory = null;
+            return this;
+        }
+
+        /** A factory for a connection of the consumer's own, closed with the consumer. Either this or {@link #connection}. */
+        public Builder connectionFactory(ConnectionFactory connectionFactory) {
+            this.connectionFactory = Objects.requireNonNull(connectionFactory, "connectionFactory is null");
+            this.connection = null;
+            return this;
+        }
+
+        /** The queue to consume; it must exist. 1–255 characters. Required. */
+        public Builder queue(String queue) {
+            if (queue == null || queue.isEmpty() || queue.getBytes(StandardCharsets.UTF_8).length > 255) {
+                throw new IllegalArgumentException("queue must have 1-255 bytes, was "
+                        + (queue == null ? "null" : queue.isEmpty() ? "empty" : queue.getBytes(StandardCharsets.UTF_8).length + " bytes"));
+            }
+            this.queue = queue;
+            return this;
+        }
+
+        /**
+         * Unacknowledged deliveries the broker sends ahead ({@code basic.qos}), which is also the
+         * largest batch: 1–10000, default 250.
+         */
+        public Builder prefetch(int prefetch) {
+            if (prefetch < 1 || prefetch > 10_000) {
+                throw new IllegalArgumentException("prefetch must be 1-10000, was " + prefetch);
+            }
+            this.prefetch = prefetch;
+            return this;
+        }
+
+        /**
+         * The inbox consumer name that scopes message ids (e.g. {@code ledger}): 1–200 visible ASCII
+         * characters. Consumers that must not apply one message twice share a name. Required.
+         */
+        public Builder consumerName(String consumerName) {
+            this.consumerName = Names.checkConsumer(consumerName);
+            return this;
+        }
+
+        /** Where the message id comes from. Default {@link MessageIdExtractor#standard()}: the {@code message-id} property, else header. */
+        public Builder messageIdExtractor(MessageIdExtractor messageIds) {
+            this.messageIds = Objects.requireNonNull(messageIds, "messageIdExtractor is null");
+            return this;
+        }
+
+        /** The work per message, on the inbox's transaction. Required. */
+        public Builder handler(RabbitMessageHandler handler) {
+            this.handler = Objects.requireNonNull(handler, "handler is null");
+            return this;
+        }
+
+        public Builder listener(RabbitConsumerListener listener) {
+            this.listener = Objects.requireNonNull(listener, "listener is null");
+            return this;
+        }
+
+        /** Pause before returning a batch to the queue after the database failed: 1 ms – 10 min, default 1 s. */
+        public Builder storeFailureBackoff(Duration backoff) {
+            Objects.requireNonNull(backoff, "storeFailureBackoff is null");
+            if (backoff.toMillis() < 1 || backoff.compareTo(Duration.ofMinutes(10)) > 0) {
+                throw new IllegalArgumentException("storeFailureBackoff must be 1 ms - 10 min, was " + backoff);
+            }
+            this.storeFailureBackoff = backoff;
+            return this;
+        }
+
+        Builder beforeAck(AckHook hook) {
+            this.beforeAck = Objects.requireNonNull(hook, "hook is null");
+            return this;
+        }
+
+        /** @throws IllegalStateException naming what is missing */
+        public RabbitInboxConsumer build() {
+            List<String> missing = new ArrayList<>();
+            if (connection == null && connectionFactory == null) {
+                missing.add("connection or connectionFactory");
+            }
+            if (queue == null) {
+                missing.add("queue");
+            }
+            if (consumerName == null) {
+                missing.add("consumerName");
+            }
+            if (handler == null) {
+                missing.add("handler");
+            }
+            if (!missing.isEmpty()) {
+                throw new IllegalStateException("RabbitInboxConsumer needs " + String.join(", ", missing));
+            }
+            return new RabbitInboxConsumer(this);
+        }
+    }
+
+    private static void abortQuietly(Channel ch) {
+        try {
+            ch.abort();
+        } catch (IOException | RuntimeException e) {
+            // Closing anyway.
+        }
+    }
+}
