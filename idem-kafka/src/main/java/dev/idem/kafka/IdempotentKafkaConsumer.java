@@ -36,9 +36,11 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.RebalanceInProgressException;
+import org.apache.kafka.common.errors.RecordDeserializationException;
 import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.Deserializer;
 
 /**
@@ -72,8 +74,9 @@ import org.apache.kafka.common.serialization.Deserializer;
  * {@code retryBackoff} (other partitions flow), so it is delivered again, and after the inbox's
  * {@code maxAttempts} it is quarantined and the partition moves past it: a poison message never
  * blocks a partition for good. Offsets of records whose transaction did not commit are never
- * committed. If the database fails (not the handler), nothing is counted: the records are sought
- * back and polled again after {@code retryBackoff}.
+ * committed. A record the deserializers refuse, or whose message id the extractor cannot tell, is
+ * counted and quarantined the same way. If the database fails (not the handler), nothing is counted:
+ * the records are sought back and polled again after {@code retryBackoff}.
  *
  * <h2>Rebalances and shutdown</h2>
  * Offsets of processed records whose Kafka commit failed (a rebalance in progress, a timeout) are
@@ -265,6 +268,9 @@ public final class IdempotentKafkaConsumer<K, V> implements Runnable, AutoClosea
             try {
                 records = c.poll(pollTimeout);
             } catch (WakeupException e) {
+                continue;
+            } catch (RecordDeserializationException e) {
+                undeserializable(c, e);
                 continue;
             }
             if (!records.isEmpty()) {
@@ -463,20 +469,107 @@ public final class IdempotentKafkaConsumer<K, V> implements Runnable, AutoClosea
     }
 
     private One recordFailure(Item<K, V> item, Throwable cause) {
+        byte[] payload;
+        try {
+            payload = quarantinePayload.apply(item.record);
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "consumer " + name + ": the quarantine payload function failed; keeping an empty payload", e);
+            payload = null;
+        }
+        return recordFailure(item.record, item.id, payload, cause);
+    }
+
+    /** Counts the failed attempt in the inbox (in its own transaction); quarantines the message at the inbox's maximum. */
+    private One recordFailure(ConsumerRecord<?, ?> record, String id, byte[] payload, Throwable cause) {
         InboxOutcome outcome;
         try {
-            outcome = inbox.recordFailure(name, quarantineMessage(item), cause);
+            outcome = inbox.recordFailure(name, quarantineMessage(record, id, payload), cause);
         } catch (RuntimeException e) {
             e.addSuppressed(cause);
             LOG.log(System.Logger.Level.WARNING, "consumer " + name + ": could not count a failed attempt; the record will be polled again", e);
             return One.DATABASE_FAILED;
         }
         if (outcome.status() == InboxOutcome.Status.QUARANTINED) {
-            guard(() -> listener.quarantined(name, item.record, item.id));
+            guard(() -> listener.quarantined(name, record, id));
             return One.QUARANTINED;
         }
-        guard(() -> listener.failed(name, item.record, item.id, outcome.attempts(), cause));
+        guard(() -> listener.failed(name, record, id, outcome.attempts(), cause));
         return One.FAILED;
+    }
+
+    /**
+     * A record the deserializers refused: the consumer stays at it. Counted like a handler failure,
+     * under the id the extractor tells from its raw bytes and headers; once quarantined, the
+     * partition moves past it (its offset committed, or stored in the database).
+     */
+    private void undeserializable(Consumer<K, V> c, RecordDeserializationException e) {
+        TopicPartition tp = e.topicPartition();
+        byte[] key = bytes(e.keyBuffer());
+        byte[] value = bytes(e.valueBuffer());
+        ConsumerRecord<byte[], byte[]> raw = new ConsumerRecord<>(tp.topic(), tp.partition(), e.offset(), e.timestamp(),
+                e.timestampType(), key == null ? -1 : key.length, value == null ? -1 : value.length, key, value,
+                e.headers() == null ? new RecordHeaders() : e.headers(), Optional.empty());
+        String id;
+        try {
+            id = messageIds.messageId(raw);
+            if (invalidMessageId(id) != null) {
+                id = coordinates(raw);
+            }
+        } catch (Exception idFailure) {
+            id = coordinates(raw);
+        }
+        One outcome = recordFailure(raw, id, value, e);
+        if (outcome == One.QUARANTINED) {
+            c.seek(tp, e.offset() + 1);
+            Map<TopicPartition, OffsetAndMetadata> next = Map.of(tp, new OffsetAndMetadata(e.offset() + 1));
+            if (offsetStore == null) {
+                pending.putAll(next);
+            } else if (storeOffsets(tp, e.offset() + 1)) {
+                guard(() -> listener.committed(name, next, true));
+            }
+        } else {
+            c.seek(tp, e.offset());
+            if (outcome == One.FAILED && retryBackoff.toMillis() > 0) {
+                c.pause(List.of(tp));
+                pausedUntil.put(tp, System.nanoTime() + retryBackoff.toNanos());
+            } else if (outcome == One.DATABASE_FAILED) {
+                backoff();
+            }
+        }
+    }
+
+    /** Stores one partition's next offset in a transaction of its own (offsets-in-database mode). */
+    private boolean storeOffsets(TopicPartition tp, long nextOffset) {
+        try (Connection conn = dataSource.getConnection()) {
+            boolean autoCommit = conn.getAutoCommit();
+            if (autoCommit) {
+                conn.setAutoCommit(false);
+            }
+            try {
+                offsetStore.write(conn, group, Map.of(tp, nextOffset));
+                conn.commit();
+                return true;
+            } catch (SQLException | RuntimeException e) {
+                rollbackQuietly(conn, e);
+                throw e;
+            } finally {
+                restoreQuietly(conn, autoCommit);
+            }
+        } catch (SQLException | RuntimeException e) {
+            // Harmless: the quarantined record is read again after a restart and skipped then.
+            LOG.log(System.Logger.Level.WARNING, "consumer " + name + ": could not store the offset past a quarantined record", e);
+            return false;
+        }
+    }
+
+    private static byte[] bytes(ByteBuffer buffer) {
+        if (buffer == null) {
+            return null;
+        }
+        ByteBuffer copy = buffer.duplicate();
+        byte[] out = new byte[copy.remaining()];
+        copy.get(out);
+        return out;
     }
 
     // ---- offsets ----------------------------------------------------------------------------------------
@@ -669,15 +762,7 @@ public final class IdempotentKafkaConsumer<K, V> implements Runnable, AutoClosea
     }
 
     /** The message as the quarantine keeps it: payload, the record's headers and its coordinates. */
-    private InboxMessage quarantineMessage(Item<K, V> item) {
-        ConsumerRecord<K, V> r = item.record;
-        byte[] payload;
-        try {
-            payload = quarantinePayload.apply(r);
-        } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "consumer " + name + ": the quarantine payload function failed; keeping an empty payload", e);
-            payload = null;
-        }
+    private static InboxMessage quarantineMessage(ConsumerRecord<?, ?> r, String id, byte[] payload) {
         Map<String, String> headers = new LinkedHashMap<>();
         for (Header h : r.headers()) {
             if (h.key() != null && !h.key().isEmpty()) {
@@ -691,7 +776,7 @@ public final class IdempotentKafkaConsumer<K, V> implements Runnable, AutoClosea
         if (r.key() instanceof String key) {
             headers.put("kafka-key", key);
         }
-        return InboxMessage.of(item.id, payload == null ? new byte[0] : payload, headers);
+        return InboxMessage.of(id, payload == null ? new byte[0] : payload, headers);
     }
 
     /** byte[], ByteBuffer and String values as they are (String as UTF-8); anything else by its {@code toString()}. */

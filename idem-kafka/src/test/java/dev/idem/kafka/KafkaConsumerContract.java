@@ -36,6 +36,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
 import java.util.stream.LongStream;
+import javax.sql.DataSource;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -49,7 +50,10 @@ import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.RecordDeserializationException;
+import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
@@ -178,9 +182,11 @@ abstract class KafkaConsumerContract {
             runs.computeIfAbsent(id(r), k -> new AtomicInteger()).incrementAndGet();
             insertLedger(c, id(r), Long.parseLong(r.value()));
         }));
-        runInBackground(consumer);
+        Future<?> running = runInBackground(consumer);
         await("all 13 records are committed", () -> committed(group) == 13);
         consumer.close();
+        running.get(30, TimeUnit.SECONDS);  // close() woke the poll and the loop ended without an exception
+        assertThat(consumer.failure()).isEmpty();
 
         List<String> pollWithRepeats = probe.polls.stream().filter(p -> p.contains("d-3")).findFirst().orElseThrow();
         assertThat(pollWithRepeats).as("precondition: the repeats arrived in one poll")
@@ -441,6 +447,100 @@ abstract class KafkaConsumerContract {
         Map<String, Set<Integer>> partitionsOfAggregate = counts.processedRecords.stream().collect(Collectors.groupingBy(
                 r -> header(r, KafkaHeaders.AGGREGATE_ID), Collectors.mapping(ConsumerRecord::partition, Collectors.toSet())));
         assertThat(partitionsOfAggregate).allSatisfy((aggregate, ps) -> assertThat(ps).as("partitions of " + aggregate).hasSize(1));
+    }
+
+    @Test
+    @DisplayName("records that cannot be read (a value the deserializer refuses, an invalid message id) are quarantined "
+            + "after 3 deliveries while the records behind them flow")
+    void unreadableRecordsAreQuarantined() throws Exception {
+        String topic = topic(1);
+        try (Producer<String, String> producer = producer()) {
+            for (int i = 0; i < 30; i++) {
+                if (i == 10) {
+                    producer.send(record(topic, null, "u-10", "garbage"));
+                } else if (i == 20) {
+                    producer.send(record(topic, null, "bad\u0001id", "5"));
+                } else {
+                    send(producer, topic, null, "u-" + i, amount(i));
+                }
+            }
+            producer.flush();
+        }
+        String group = group();
+        Counting counts = new Counting();
+        Deserializer<Long> amounts = (t, data) -> {
+            try {
+                return Long.parseLong(new String(data, StandardCharsets.UTF_8));
+            } catch (NumberFormatException e) {
+                throw new SerializationException("not an amount");
+            }
+        };
+        Map<String, Object> config = consumerConfig(group);
+        IdempotentKafkaConsumer<String, Long> consumer = IdempotentKafkaConsumer.<String, Long>builder(db.dataSource(), inbox)
+                .consumer(() -> new KafkaConsumer<>(config, new StringDeserializer(), amounts))
+                .topics(topic)
+                .consumerName(CONSUMER)
+                .pollTimeout(Duration.ofMillis(100))
+                .retryBackoff(Duration.ofMillis(50))
+                .listener(counts)
+                .handler((c, r) -> insertLedger(c, id(r), r.value()))
+                .build();
+        consumers.add(consumer);
+        runInBackground(consumer);
+        await("the partition is committed to its end", () -> committed(group) == 30);
+        consumer.close();
+
+        assertThat(counts.quarantined.get()).isEqualTo(2);
+        assertThat(counts.failed.get()).as("failed attempts before the quarantines").isEqualTo(4);
+        assertThat(counts.processed.get()).isEqualTo(28);
+        assertThat(count("SELECT count(*) FROM ledger")).isEqualTo(28);
+        Map<String, QuarantinedMessage> quarantined = inbox.listQuarantined(CONSUMER, 10).stream()
+                .collect(Collectors.toMap(QuarantinedMessage::messageId, q -> q));
+        assertThat(quarantined).containsOnlyKeys("u-10", topic + "-0-20");
+        QuarantinedMessage garbage = quarantined.get("u-10");
+        assertThat(garbage.errorClass()).isEqualTo(RecordDeserializationException.class.getName());
+        assertThat(new String(garbage.payload(), StandardCharsets.UTF_8)).isEqualTo("garbage");
+        assertThat(garbage.attempts()).isEqualTo(3);
+        QuarantinedMessage badId = quarantined.get(topic + "-0-20");
+        assertThat(badId.errorClass()).isEqualTo(IllegalArgumentException.class.getName());
+        assertThat(badId.headers()).containsEntry("kafka-offset", "20");
+        assertThat(new String(badId.payload(), StandardCharsets.UTF_8)).isEqualTo("5");
+    }
+
+    @Test
+    @DisplayName("a database commit that fails: the poll's offsets are not committed, its records come again and are processed once")
+    void databaseFailureAtCommit() throws Exception {
+        String topic = topic(1);
+        try (Producer<String, String> producer = producer()) {
+            for (int i = 0; i < 300; i++) {
+                send(producer, topic, null, "f-" + i, amount(i));
+            }
+            producer.flush();
+        }
+        AtomicInteger failingCommits = new AtomicInteger(2);
+        DataSource flaky = FlakyDataSource.failingCommits(db.dataSource(), failingCommits);
+        String group = group();
+        Counting counts = new Counting();
+        IdempotentKafkaConsumer<String, String> consumer = IdempotentKafkaConsumer.<String, String>builder(flaky, inbox)
+                .consumer(() -> new KafkaConsumer<>(consumerConfig(group), new StringDeserializer(), new StringDeserializer()))
+                .topics(topic)
+                .consumerName(CONSUMER)
+                .pollTimeout(Duration.ofMillis(100))
+                .retryBackoff(Duration.ofMillis(50))
+                .listener(counts)
+                .handler((c, r) -> insertLedger(c, id(r), Long.parseLong(r.value())))
+                .build();
+        consumers.add(consumer);
+        runInBackground(consumer);
+        await("the partition is committed to its end", () -> committed(group) == 300);
+        consumer.close();
+
+        assertThat(failingCommits.get()).as("commits left to fail").isNotPositive();
+        assertThat(counts.processed.get()).isEqualTo(300);
+        assertThat(counts.duplicates.get()).as("redelivered records found already processed: none, their work was rolled back").isZero();
+        assertThat(counts.failed.get()).as("attempts counted against the records: none, the database failed, not them").isZero();
+        assertThat(count("SELECT count(*) FROM ledger")).isEqualTo(300);
+        assertThat(count("SELECT count(DISTINCT message_id) FROM ledger")).isEqualTo(300);
     }
 
     // ---- helpers -----------------------------------------------------------------------------------------
