@@ -1011,7 +1011,9 @@ public final class IdempotentKafkaConsumer<K, V> implements Runnable, AutoClosea
         /**
          * Keeps the consumed offsets in {@code store}, in the same transaction as the claims and the
          * handler's work, and seeks to them on assignment; nothing is committed to Kafka. The store
-         * must be in the inbox's database and migrated.
+         * must be in the inbox's database and migrated. If the stored offsets cannot be read when
+         * partitions are assigned (3 tries), the loop stops with that error rather than start a
+         * partition at a wrong position.
          */
         public Builder<K, V> offsetsInDatabase(KafkaOffsetStore store) {
             this.offsetStore = Objects.requireNonNull(store, "store is null");

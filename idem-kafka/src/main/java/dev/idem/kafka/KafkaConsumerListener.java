@@ -17,7 +17,10 @@ public interface KafkaConsumerListener {
     default void processed(String consumer, ConsumerRecord<?, ?> record, String messageId) {
     }
 
-    /** The record's message id was processed (or dropped) before, or earlier in the same poll: skipped. */
+    /**
+     * The record's message id is not new: processed before (or earlier in the same poll), dropped, or
+     * in the quarantine since an earlier delivery. The handler did not run.
+     */
     default void duplicate(String consumer, ConsumerRecord<?, ?> record, String messageId) {
     }
 

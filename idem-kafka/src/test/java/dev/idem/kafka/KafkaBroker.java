@@ -143,6 +143,22 @@ final class KafkaBroker implements AutoCloseable {
         }
     }
 
+    /** Null if a broker at {@code bootstrap} describes its cluster within 15 s, else why not. */
+    static String answers(String bootstrap) {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5000, AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 15000))) {
+            admin.describeCluster().nodes().get(15, TimeUnit.SECONDS);
+            return null;
+        } catch (java.util.concurrent.ExecutionException e) {
+            return String.valueOf(e.getCause());
+        } catch (java.util.concurrent.TimeoutException | RuntimeException e) {
+            return String.valueOf(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "interrupted";
+        }
+    }
+
     /** Stops the broker (SIGTERM, then kill after 20 s) and deletes its folder. */
     @Override
     public void close() {

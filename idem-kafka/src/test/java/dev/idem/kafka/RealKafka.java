@@ -49,7 +49,10 @@ final class RealKafka implements BeforeAllCallback {
         static Broker resolve() {
             String configured = System.getenv("IDEM_KAFKA_BOOTSTRAP");
             if (configured != null && !configured.isBlank()) {
-                return new Broker(null, configured.trim(), null);
+                String servers = configured.trim();
+                String silent = KafkaBroker.answers(servers);
+                return silent == null ? new Broker(null, servers, null)
+                        : new Broker(null, null, "IDEM_KAFKA_BOOTSTRAP=" + servers + " does not answer: " + silent);
             }
             try {
                 KafkaBroker broker = KafkaBroker.start();
