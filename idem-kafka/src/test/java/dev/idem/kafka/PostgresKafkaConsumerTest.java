@@ -1,0 +1,8 @@
+package dev.idem.kafka;
+
+class PostgresKafkaConsumerTest extends KafkaConsumerContract {
+    @Override
+    protected Backend backend() {
+        return Backend.POSTGRESQL;
+    }
+}
