@@ -4,6 +4,7 @@ import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
+import org.springframework.boot.convert.DurationStyle;
 import org.springframework.core.env.Environment;
 
 /**
@@ -49,7 +50,13 @@ public record DemoSettings(Variant variant, Path dataDir, String db, URI gateway
         if (!"http".equals(gateway.getScheme()) && !"https".equals(gateway.getScheme()) || gateway.getHost() == null) {
             throw new IllegalArgumentException("--gateway.url must be an http(s) URL such as http://127.0.0.1:8090, was '" + gatewayText + "'");
         }
-        Duration timeout = env.getProperty("gateway.timeout", Duration.class, Duration.ofSeconds(10));
+        String timeoutText = env.getProperty("gateway.timeout", "10s").trim();
+        Duration timeout;
+        try {
+            timeout = DurationStyle.detectAndParse(timeoutText);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--gateway.timeout must be a duration such as 10s or 500ms, was '" + timeoutText + "'");
+        }
         if (timeout.isNegative() || timeout.isZero()) {
             throw new IllegalArgumentException("--gateway.timeout must be positive, was " + timeout);
         }

@@ -10,6 +10,8 @@ import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.context.event.ApplicationReadyEvent;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.event.EventListener;
+import org.springframework.core.env.SimpleCommandLinePropertySource;
+import org.springframework.core.env.StandardEnvironment;
 
 /**
  * The demo's payments service: {@code java -jar payments-service.jar [--flag=value ...]}; see {@link #USAGE}.
@@ -41,6 +43,15 @@ public class PaymentsApplication {
         if (Arrays.stream(args).anyMatch(a -> a.equals("--help") || a.equals("-h"))) {
             System.out.println(USAGE);
             return;
+        }
+        // The service's own flags are checked before Spring starts, so a typo gets one line, not a stack trace.
+        StandardEnvironment flags = new StandardEnvironment();
+        flags.getPropertySources().addFirst(new SimpleCommandLinePropertySource(args));
+        try {
+            DemoSettings.from(flags);
+        } catch (IllegalArgumentException e) {
+            System.err.println("payments-service: " + e.getMessage() + " (--help lists the flags)");
+            System.exit(2);
         }
         SpringApplication.run(PaymentsApplication.class, args);
     }
