@@ -21,9 +21,9 @@ final class HtmlReport {
     static String render(LabReport report) {
         StringBuilder html = new StringBuilder();
         html.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>idem lab</title>\n<style>\n")
-                .append("body{font-family:system-ui,sans-serif;margin:2rem;color:#222;max-width:1200px}")
+                .append("body{font-family:system-ui,sans-serif;margin:2rem;color:#222;max-width:1400px}")
                 .append("table{border-collapse:collapse;font-size:13px}th,td{border:1px solid #ccc;padding:4px 8px}")
-                .append("th{background:#f3f3f3}td.n{text-align:right;font-variant-numeric:tabular-nums}td:first-child,td.shows{white-space:nowrap}")
+                .append("th{background:#f3f3f3}td.n{text-align:right;font-variant-numeric:tabular-nums}td:first-child{white-space:nowrap}td:nth-child(4){min-width:10em}td.shows{min-width:9em}")
                 .append("tr.bad td{background:#fdecea}tr.good td.shows{color:#2e7d32}tr.bad td.shows{color:#c62828;font-weight:bold}")
                 .append("caption{text-align:left;font-size:13px;color:#555;caption-side:bottom;padding-top:6px}")
                 .append("svg text{font-family:system-ui,sans-serif}code{background:#f3f3f3;padding:0 3px}")

@@ -14,6 +14,7 @@ import dev.idem.spi.RecordKey;
 import dev.idem.spi.RecordState;
 import jakarta.servlet.http.HttpServletRequest;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -89,7 +90,8 @@ public class KeyAfterEffectPaymentsController {
         Scope scope = scopes.resolve(request);
         Fingerprint fingerprint = fingerprinter.fingerprint(request, body);
 
-        // 1. Look the key up: a stored response is replayed, a running one is reported.
+        // 1. Look the key up: a stored response is replayed, a running one is reported; one whose
+        //    owner died (lease over) counts as absent, as a fresh key would.
         Optional<IdempotencyRecord> record = idem.store().find(new RecordKey(scope, key));
         if (record.isPresent()) {
             if (!record.get().fingerprint().equals(fingerprint)) {
@@ -98,7 +100,9 @@ public class KeyAfterEffectPaymentsController {
             if (record.get().state() == RecordState.COMPLETED) {
                 return replay(record.get().response().orElseThrow());
             }
-            throw PaymentProblem.keyInUse(Duration.ofSeconds(1));
+            if (record.get().leaseUntil().isAfter(Instant.now())) {
+                throw PaymentProblem.keyInUse(Duration.between(Instant.now(), record.get().leaseUntil()));
+            }
         }
 
         // 2. THE BUG: the effect happens before the key is recorded. A crash from here until step 3
