@@ -18,6 +18,6 @@ public record Components(JavaApp gateway, JavaApp paymentsService, JavaApp proxy
     public void check() {
         gateway.check("build it with ./idem gateway --help, or mvn -pl demo/card-gateway -am package");
         proxy.check("build it with ./idem proxy --help, or mvn -pl demo/fault-proxy -am package");
-        paymentsService.check("the payments service (demo/payments-service) must be built first; pass --service-jar to use another");
+        paymentsService.check("build it with ./idem build, or mvn -pl demo/payments-service -am package; --service-jar runs another");
     }
 }

@@ -21,9 +21,9 @@ final class HtmlReport {
     static String render(LabReport report) {
         StringBuilder html = new StringBuilder();
         html.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>idem lab</title>\n<style>\n")
-                .append("body{font-family:system-ui,sans-serif;margin:2rem;color:#222;max-width:1200px}")
+                .append("body{font-family:system-ui,sans-serif;margin:2rem;color:#222;max-width:1400px}")
                 .append("table{border-collapse:collapse;font-size:13px}th,td{border:1px solid #ccc;padding:4px 8px}")
-                .append("th{background:#f3f3f3}td.n{text-align:right;font-variant-numeric:tabular-nums}")
+                .append("th{background:#f3f3f3}td.n{text-align:right;font-variant-numeric:tabular-nums}td:first-child{white-space:nowrap}td:nth-child(4){min-width:10em}td.shows{min-width:9em}")
                 .append("tr.bad td{background:#fdecea}tr.good td.shows{color:#2e7d32}tr.bad td.shows{color:#c62828;font-weight:bold}")
                 .append("caption{text-align:left;font-size:13px;color:#555;caption-side:bottom;padding-top:6px}")
                 .append("svg text{font-family:system-ui,sans-serif}code{background:#f3f3f3;padding:0 3px}")
@@ -170,7 +170,8 @@ final class HtmlReport {
     }
 
     private static int note(StringBuilder svg, int x, int y, String text) {
-        int width = Math.max(120, text.length() * 6 + 16);
+        // About 7 px per character at 11 px (ids are hex digits, wider than average text).
+        int width = Math.max(120, text.length() * 7 + 16);
         int left = Math.min(Math.max(4, x - width / 2), 896 - width);
         svg.append(String.format("<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"20\" fill=\"#fff8e1\" stroke=\"#e0c060\"/>", left, y - 14, width));
         svg.append(String.format("<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\">%s</text>%n", left + width / 2, y, escape(text)));
@@ -181,7 +182,14 @@ final class HtmlReport {
         if (key == null) {
             return "(none)";
         }
-        return key.length() <= 14 ? key : key.substring(0, 8) + "…" + key.substring(key.length() - 4);
+        if (key.length() <= 14) {
+            return key;
+        }
+        // A derived key ("charge-3f9a…") keeps its phase name and four characters of the digest.
+        int dash = key.indexOf('-');
+        boolean named = dash > 0 && dash <= 10 && key.substring(0, dash).chars().allMatch(Character::isLetter);
+        int keep = named ? dash + 5 : 8;
+        return key.substring(0, keep) + "…" + key.substring(key.length() - 4);
     }
 
     static String escape(String text) {

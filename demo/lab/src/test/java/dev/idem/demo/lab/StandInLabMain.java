@@ -4,8 +4,8 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * TEST CODE ONLY: runs the full lab against the stand-in payments service, for trying the lab's
- * machinery before the real service exists. Arguments: [payments] [out] [db].
+ * TEST CODE ONLY: runs the full lab against the stand-in payments service, for trying changes to the
+ * lab's machinery without the real service. Arguments: [payments] [out] [db].
  */
 public final class StandInLabMain {
     private StandInLabMain() {

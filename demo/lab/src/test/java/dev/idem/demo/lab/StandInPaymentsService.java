@@ -42,8 +42,9 @@ import tools.jackson.databind.node.ObjectNode;
 
 /**
  * TEST CODE ONLY: a small payments service that honours {@link PaymentsServiceContract}, so the lab's
- * machinery can be tested before the real (Spring Boot) service exists. It is deliberately plain:
- * idem-core's engine with phases over a SQLite or PostgreSQL store ({@code correct}), the same with
+ * machinery is tested on its own, in a JVM that starts in well under a second. The real service
+ * (demo/payments-service, Spring Boot) runs the same lab in that module's PaymentsLabIT. It is
+ * deliberately plain: idem-core's engine with phases over a SQLite or PostgreSQL store ({@code correct}), the same with
  * a non-durable in-memory store ({@code memory-store}), or a charge made before any key is stored
  * ({@code key-after-effect}). The broken variants charge the gateway with a fresh key per execution,
  * as a service trusting only its own store would.

@@ -1,0 +1,80 @@
+package dev.idem.demo.payments;
+
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
+import org.springframework.boot.convert.DurationStyle;
+import org.springframework.core.env.Environment;
+
+/**
+ * The service's own flags, read from Spring's environment (so {@code --name=value} on the command line,
+ * a property or an environment variable all work):
+ *
+ * <pre>
+ * --variant=correct|key-after-effect|memory-store   default correct
+ * --data-dir=DIR           SQLite file (and crash markers) here; default ./data/payments
+ * --db=JDBC_URL            PostgreSQL instead of SQLite; default: environment variable IDEM_DEMO_DB, else SQLite
+ * --gateway.url=URL        the card gateway; default http://127.0.0.1:8090
+ * --gateway.timeout=10s    longest wait for one gateway answer (connecting: 2 s)
+ * --crash-at=POINT         halt the process the first time a payment reaches POINT (see CrashPoint)
+ * </pre>
+ */
+public record DemoSettings(Variant variant, Path dataDir, String db, URI gatewayUrl, Duration gatewayTimeout, CrashPoint crashAt) {
+    public static final String DB_ENVIRONMENT_VARIABLE = "IDEM_DEMO_DB";
+    static final String DEFAULT_DATA_DIR = "./data/payments";
+    static final String DEFAULT_GATEWAY_URL = "http://127.0.0.1:8090";
+
+    /** @throws IllegalArgumentException naming the flag whose value is wrong */
+    public static DemoSettings from(Environment env) {
+        Variant variant = Variant.fromFlag(env.getProperty("variant", "correct").trim().toLowerCase(Locale.ROOT));
+        Path dataDir = Path.of(env.getProperty("data-dir", DEFAULT_DATA_DIR)).toAbsolutePath().normalize();
+        String db = env.getProperty("db");
+        if (db == null || db.isBlank()) {
+            db = System.getenv(DB_ENVIRONMENT_VARIABLE);
+        }
+        if (db != null && db.isBlank()) {
+            db = null;
+        }
+        if (db != null && !db.startsWith("jdbc:postgresql:")) {
+            throw new IllegalArgumentException("--db must be a PostgreSQL JDBC URL (jdbc:postgresql://host:port/db?user=...), was '"
+                    + mask(db) + "'; without --db the service uses SQLite under --data-dir");
+        }
+        URI gateway;
+        String gatewayText = env.getProperty("gateway.url", DEFAULT_GATEWAY_URL).trim();
+        try {
+            gateway = URI.create(gatewayText.endsWith("/") ? gatewayText.substring(0, gatewayText.length() - 1) : gatewayText);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--gateway.url must be a URL such as http://127.0.0.1:8090, was '" + gatewayText + "'");
+        }
+        if (!"http".equals(gateway.getScheme()) && !"https".equals(gateway.getScheme()) || gateway.getHost() == null) {
+            throw new IllegalArgumentException("--gateway.url must be an http(s) URL such as http://127.0.0.1:8090, was '" + gatewayText + "'");
+        }
+        String timeoutText = env.getProperty("gateway.timeout", "10s").trim();
+        Duration timeout;
+        try {
+            timeout = DurationStyle.detectAndParse(timeoutText);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--gateway.timeout must be a duration such as 10s or 500ms, was '" + timeoutText + "'");
+        }
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException("--gateway.timeout must be positive, was " + timeout);
+        }
+        String crash = env.getProperty("crash-at");
+        CrashPoint crashAt = crash == null || crash.isBlank() ? null : CrashPoint.fromFlag(crash.trim().toLowerCase(Locale.ROOT));
+        return new DemoSettings(variant, dataDir, db, gateway, timeout, crashAt);
+    }
+
+    /** The database as logs show it: the SQLite file, or the URL with its password masked. */
+    public String databaseLabel() {
+        return db == null ? "SQLite " + sqliteFile() : mask(db);
+    }
+
+    public Path sqliteFile() {
+        return dataDir.resolve("payments.db");
+    }
+
+    static String mask(String url) {
+        return url.replaceAll("(?i)password=[^&]*", "password=***");
+    }
+}

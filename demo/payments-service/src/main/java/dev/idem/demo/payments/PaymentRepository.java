@@ -1,0 +1,113 @@
+package dev.idem.demo.payments;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Optional;
+import java.util.UUID;
+import javax.sql.DataSource;
+
+/**
+ * The {@code payment} table, on PostgreSQL or SQLite (the same SQL on both). Each payment has a
+ * unique {@code request_key}: the phase's derived key for a payment made under an
+ * {@code Idempotency-Key}, so creating it again after a crash finds the first row instead of adding
+ * one ({@code INSERT … ON CONFLICT DO NOTHING}). Marking it paid sets a state, so doing it twice is
+ * harmless.
+ */
+public final class PaymentRepository {
+    public static final String TABLE = "payment";
+
+    private final DataSource dataSource;
+
+    public PaymentRepository(DataSource dataSource) {
+        this.dataSource = dataSource;
+    }
+
+    /** Creates the table if it does not exist. */
+    public void createTable() {
+        try (Connection c = dataSource.getConnection(); Statement st = c.createStatement()) {
+            st.execute("CREATE TABLE IF NOT EXISTS " + TABLE + " ("
+                    + "id VARCHAR(40) PRIMARY KEY, "
+                    + "request_key VARCHAR(128) NOT NULL UNIQUE, "
+                    + "amount BIGINT NOT NULL, "
+                    + "currency VARCHAR(3) NOT NULL, "
+                    + "card VARCHAR(64) NOT NULL, "
+                    + "status VARCHAR(16) NOT NULL, "
+                    + "charge_id VARCHAR(128), "
+                    + "created_at BIGINT NOT NULL, "
+                    + "updated_at BIGINT NOT NULL)");
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot create the " + TABLE + " table: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The id of the pending payment created under {@code requestKey}: a new row, or the one an earlier
+     * attempt with the same request key created.
+     */
+    public String createPending(String requestKey, PaymentRequest request) {
+        String newId = "pay_" + UUID.randomUUID().toString().replace("-", "").substring(0, 24);
+        long now = System.currentTimeMillis();
+        try (Connection c = dataSource.getConnection()) {
+            try (PreparedStatement insert = c.prepareStatement("INSERT INTO " + TABLE
+                    + " (id, request_key, amount, currency, card, status, charge_id, created_at, updated_at)"
+                    + " VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?) ON CONFLICT (request_key) DO NOTHING")) {
+                insert.setString(1, newId);
+                insert.setString(2, requestKey);
+                insert.setLong(3, request.amount());
+                insert.setString(4, request.currency());
+                insert.setString(5, request.card());
+                insert.setString(6, Payment.PENDING);
+                insert.setLong(7, now);
+                insert.setLong(8, now);
+                if (insert.executeUpdate() == 1) {
+                    return newId;
+                }
+            }
+            try (PreparedStatement select = c.prepareStatement("SELECT id FROM " + TABLE + " WHERE request_key = ?")) {
+                select.setString(1, requestKey);
+                try (ResultSet rs = select.executeQuery()) {
+                    if (!rs.next()) {
+                        throw new IllegalStateException("payment row vanished between insert and select");
+                    }
+                    return rs.getString(1);
+                }
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot create the payment: " + e.getMessage(), e);
+        }
+    }
+
+    /** Sets the payment to paid with this charge (a state, not an increment: repeating it changes nothing). */
+    public void markPaid(String id, String chargeId) {
+        try (Connection c = dataSource.getConnection();
+             PreparedStatement update = c.prepareStatement("UPDATE " + TABLE + " SET status = ?, charge_id = ?, updated_at = ? WHERE id = ?")) {
+            update.setString(1, Payment.PAID);
+            update.setString(2, chargeId);
+            update.setLong(3, System.currentTimeMillis());
+            update.setString(4, id);
+            if (update.executeUpdate() != 1) {
+                throw new IllegalStateException("no payment row to mark paid");
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot mark the payment paid: " + e.getMessage(), e);
+        }
+    }
+
+    public Optional<Payment> find(String id) {
+        try (Connection c = dataSource.getConnection();
+             PreparedStatement select = c.prepareStatement("SELECT id, status, charge_id, amount, currency FROM " + TABLE + " WHERE id = ?")) {
+            select.setString(1, id);
+            try (ResultSet rs = select.executeQuery()) {
+                if (!rs.next()) {
+                    return Optional.empty();
+                }
+                return Optional.of(new Payment(rs.getString(1), rs.getString(2), rs.getString(3), rs.getLong(4), rs.getString(5)));
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot read the payment: " + e.getMessage(), e);
+        }
+    }
+}

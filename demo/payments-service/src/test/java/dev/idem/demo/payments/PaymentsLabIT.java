@@ -1,0 +1,137 @@
+package dev.idem.demo.payments;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.idem.demo.gateway.CardGatewayMain;
+import dev.idem.demo.lab.Components;
+import dev.idem.demo.lab.Expectation;
+import dev.idem.demo.lab.Figures;
+import dev.idem.demo.lab.JavaApp;
+import dev.idem.demo.lab.Lab;
+import dev.idem.demo.lab.LabReport;
+import dev.idem.demo.lab.LabSettings;
+import dev.idem.demo.lab.ScenarioResult;
+import dev.idem.demo.lab.Scenarios;
+import dev.idem.demo.proxy.FaultProxyMain;
+import dev.idem.testing.RealServices;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A short {@code ./idem lab} — every scenario, a couple of dozen payments each — with the packaged
+ * payments service, the real card gateway and fault proxy in their own JVMs, real SIGKILLs and
+ * restarts, on SQLite and on PostgreSQL. The idempotent rows lose and duplicate nothing and reply
+ * identically per key; each naive row shows the failure it exists to show. All counted by the lab
+ * from the gateway's ledger.
+ */
+class PaymentsLabIT {
+    private static final int PAYMENTS = 24;
+
+    @TempDir
+    Path out;
+
+    @Test
+    @Timeout(240)
+    void aShortLabOnSqliteShowsEveryNaiveFailureAndNoneWithIdem() throws Exception {
+        LabReport report = runLab(null);
+
+        assertEveryRow(report);
+        assertThat(out.resolve(Lab.HTML_FILE)).exists();
+        assertThat(Files.readString(out.resolve(Lab.HTML_FILE))).contains("<svg", "Idempotent-Replayed: true");
+        assertThat(Files.readString(out.resolve(Lab.JSON_FILE))).contains("\"idem-sigkill\"");
+    }
+
+    @Test
+    @Timeout(240)
+    void aShortLabOnPostgresShowsTheSameWithTheRecordsInPostgres() throws Exception {
+        String server = RealServices.postgresUrl();
+        String schema = "lab_it_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+        try (Connection c = DriverManager.getConnection(server); Statement st = c.createStatement()) {
+            st.execute("CREATE SCHEMA " + schema);
+        }
+        try {
+            String db = server + (server.contains("?") ? "&" : "?") + "currentSchema=" + schema;
+            LabReport report = runLab(db);
+
+            assertEveryRow(report);
+            int charges = report.results().stream().mapToInt(r -> r.figures().charges()).sum();
+            try (Connection c = DriverManager.getConnection(db); Statement st = c.createStatement()) {
+                assertThat(count(st, "SELECT count(*) FROM gateway_charge WHERE card LIKE 'lab-%' AND card NOT LIKE '%warm-up%'"))
+                        .as("the ledger the lab counted is in PostgreSQL").isEqualTo(charges);
+                assertThat(count(st, "SELECT count(*) FROM payment_idem_record")).as("the service's keys are in PostgreSQL").isPositive();
+                assertThat(count(st, "SELECT count(*) FROM payment WHERE status = 'paid'")).as("the service's payments are in PostgreSQL")
+                        .isPositive();
+            }
+        } finally {
+            try (Connection c = DriverManager.getConnection(server); Statement st = c.createStatement()) {
+                st.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+            }
+        }
+    }
+
+    private LabReport runLab(String db) throws Exception {
+        String classPath = System.getProperty("java.class.path");
+        Components components = new Components(
+                JavaApp.mainClass("card gateway", JavaApp.SMALL_JVM, classPath, CardGatewayMain.class.getName()),
+                JavaApp.jar("payments service", JavaApp.SERVICE_JVM, ServiceProcess.jar()),
+                JavaApp.mainClass("fault proxy", JavaApp.SMALL_JVM, classPath, FaultProxyMain.class.getName()));
+        LabSettings settings = new LabSettings(PAYMENTS, 4, 1, 7, db, out, Scenarios.all());
+        ByteArrayOutputStream printed = new ByteArrayOutputStream();
+        LabReport report = new Lab(settings, components, new PrintStream(printed, true, StandardCharsets.UTF_8)).run();
+        System.out.println(printed.toString(StandardCharsets.UTF_8));
+        return report;
+    }
+
+    private static void assertEveryRow(LabReport report) {
+        Map<String, ScenarioResult> byId = report.results().stream().collect(Collectors.toMap(r -> r.scenario().id(), Function.identity()));
+        assertThat(byId.keySet()).containsExactlyInAnyOrderElementsOf(Scenarios.all().stream().map(s -> s.id()).toList());
+
+        assertThat(byId.get("at-most-once").figures().lost()).as("at-most-once loses payments").isPositive();
+        for (String id : List.of("retry-no-key", "new-key-per-retry", "key-after-effect", "memory-store")) {
+            assertThat(byId.get(id).figures().duplicated()).as(id + " duplicates charges").isPositive();
+        }
+        assertThat(byId.get("key-after-effect").kills()).as("key-after-effect: the service was SIGKILLed").isEqualTo(1);
+        assertThat(byId.get("memory-store").serviceStarts()).as("memory-store: the service restarted").isEqualTo(1);
+
+        for (ScenarioResult result : report.results()) {
+            if (result.scenario().expectation() != Expectation.EXACTLY_ONCE) {
+                continue;
+            }
+            String id = result.scenario().id();
+            Figures f = result.figures();
+            assertThat(f.lost()).as(id + ": lost").isZero();
+            assertThat(f.duplicated()).as(id + ": charged more than once").isZero();
+            assertThat(f.differingKeys()).as(id + ": keys whose replies differ").isZero();
+            assertThat(f.unconfirmed()).as(id + ": charged but unconfirmed").isZero();
+            assertThat(f.confirmedWithoutCharge()).as(id + ": confirmed without a charge").isZero();
+            assertThat(f.charges()).as(id + ": one charge per payment").isEqualTo(PAYMENTS);
+        }
+        assertThat(byId.get("idem-sigkill").kills()).as("idem-sigkill: the service was SIGKILLed").isEqualTo(1);
+        assertThat(byId.get("idem-lossy").proxyStats().get("responsesDropped")).as("idem-lossy: responses were lost").isPositive();
+        assertThat(byId.get("idem-double-click").figures().requestsSent()).as("idem-double-click: concurrent sends")
+                .isGreaterThanOrEqualTo(2 * PAYMENTS);
+        assertThat(report.allAsExpected()).as("every row shows what it exists to show").isTrue();
+    }
+
+    private static int count(Statement st, String sql) throws Exception {
+        try (ResultSet rs = st.executeQuery(sql)) {
+            rs.next();
+            return rs.getInt(1);
+        }
+    }
+}
