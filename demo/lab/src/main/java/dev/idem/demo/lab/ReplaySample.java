@@ -23,16 +23,36 @@ public record ReplaySample(String scenarioId, Payment payment, List<Attempt> att
             for (PaymentRecord record : result.records()) {
                 List<LedgerCharge> charges = result.charges().stream().filter(c -> c.card().equals(record.payment().card())).toList();
                 List<Attempt> attempts = record.attempts().stream().filter(a -> a.sender() == 0).toList();
-                if (charges.size() == 1 && attempts.size() == 2 && lostThenReplayed(attempts.get(0), attempts.get(1))) {
-                    return Optional.of(new ReplaySample(result.scenario().id(), record.payment(), attempts, charges.get(0)));
+                Optional<Attempt> replay = replayAfterLostFirst(attempts);
+                if (charges.size() == 1 && replay.isPresent()) {
+                    return Optional.of(new ReplaySample(result.scenario().id(), record.payment(),
+                            List.of(attempts.get(0), replay.get()), charges.get(0)));
                 }
             }
         }
         return Optional.empty();
     }
 
-    private static boolean lostThenReplayed(Attempt first, Attempt second) {
-        return first.sent() && !first.answered() && second.succeeded() && second.replayed()
-                && first.key() != null && first.key().equals(second.key());
+    /**
+     * The replayed answer to a payment whose first attempt got no answer, if every attempt between
+     * them was told "in progress" (409): those ran nothing, so the replay proves the first attempt ran.
+     */
+    private static Optional<Attempt> replayAfterLostFirst(List<Attempt> attempts) {
+        if (attempts.size() < 2 || !attempts.get(0).sent() || attempts.get(0).answered() || attempts.get(0).key() == null) {
+            return Optional.empty();
+        }
+        String key = attempts.get(0).key();
+        for (Attempt next : attempts.subList(1, attempts.size())) {
+            if (!key.equals(next.key())) {
+                return Optional.empty();
+            }
+            if (next.succeeded() && next.replayed()) {
+                return Optional.of(next);
+            }
+            if (next.status() != 409) {
+                return Optional.empty();
+            }
+        }
+        return Optional.empty();
     }
 }
