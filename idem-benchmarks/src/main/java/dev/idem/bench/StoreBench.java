@@ -184,14 +184,15 @@ final class StoreBench {
     /**
      * The store's own claim and complete statements, as loaded from idem-jdbc's resources, with each
      * {@code ?} bound to a pgbench variable in the order the store binds them; the claim's token is
-     * captured with {@code \gset} and passed to the complete, as the store does. Keys are random
-     * 63-bit numbers like the Java side's.
+     * captured with {@code \gset c_} (a prefix, so the claim's other columns do not overwrite the
+     * variables) and passed to the complete, as the store does. Keys are random 63-bit numbers like
+     * the Java side's.
      */
     static String pgbenchScript() {
         SqlStatements sql = SqlStatements.load("dev/idem/jdbc/postgresql/", "idem_record");
         return "\\set key random(1, 9223372036854775806)\n"
-                + PgBench.bind(sql.get("claim"), "scope", "key", "fingerprint", "lease_ms", "retention_ms") + " \\gset\n"
-                + PgBench.bind(sql.get("complete"), "status", "headers", "body", "retention_ms", "scope", "key", "token") + ";\n";
+                + PgBench.bind(sql.get("claim"), "scope", "key", "fingerprint", "lease_ms", "retention_ms") + " \\gset c_\n"
+                + PgBench.bind(sql.get("complete"), "status", "headers", "body", "retention_ms", "scope", "key", "c_token") + ";\n";
     }
 
     static Map<String, String> pgbenchVariables() {

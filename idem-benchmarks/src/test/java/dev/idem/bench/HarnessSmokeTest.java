@@ -55,7 +55,7 @@ class HarnessSmokeTest {
         SqlStatements sql = SqlStatements.load("dev/idem/jdbc/postgresql/", "idem_record");
         String script = StoreBench.pgbenchScript();
         assertThat(script).contains(PgBench.bind(sql.get("claim"), "scope", "key", "fingerprint", "lease_ms", "retention_ms"))
-                .contains(PgBench.bind(sql.get("complete"), "status", "headers", "body", "retention_ms", "scope", "key", "token"))
+                .contains(PgBench.bind(sql.get("complete"), "status", "headers", "body", "retention_ms", "scope", "key", "c_token"))
                 .doesNotContain("?");
         if (!PgBench.available()) {
             return;

@@ -31,8 +31,12 @@ import javax.sql.DataSource;
  *
  * <p>A claim is one {@code INSERT … ON CONFLICT DO UPDATE … WHERE <takeover allowed> RETURNING}: a new
  * key, a released or expired record, or a takeover after the lease is over all acquire in that one
- * statement, with the lease judged by the database's clock. Only when it returns no row (the record
- * is live) does a second statement read the record to answer replay, in progress or mismatch.
+ * statement, with the lease judged by the database's clock. On PostgreSQL the same statement first
+ * reads a completed, unexpired record and, if there is one, inserts nothing and returns its response:
+ * a replay is one round trip that locks and writes nothing (a completed record is immutable until it
+ * expires; a missing one never decides an insert, the {@code ON CONFLICT} does). Only when the claim
+ * returns no row (the record is live) does a second statement read it to answer replay, in progress
+ * or mismatch.
  * Every later write is an {@code UPDATE … WHERE token = ?}: a stale owner's write matches nothing.
  *
  * <p>Each call borrows a connection from the {@link DataSource} and returns it at once; pool it
@@ -156,9 +160,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     ClaimOutcome claim(Connection c, ClaimRequest request) throws SQLException {
         for (int round = 0; round < MAX_CLAIM_ROUNDS; round++) {
-            ClaimOutcome.Acquired acquired = tryAcquire(c, request);
-            if (acquired != null) {
-                return acquired;
+            ClaimOutcome settled = tryAcquire(c, request);
+            if (settled != null) {
+                return settled;
             }
             ClaimOutcome live = lookup(c, request);
             if (live != null) {
@@ -169,7 +173,12 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         throw new SQLException("claim did not settle after " + MAX_CLAIM_ROUNDS + " rounds of concurrent changes");
     }
 
-    private ClaimOutcome.Acquired tryAcquire(Connection c, ClaimRequest request) throws SQLException {
+    /**
+     * Runs the claim statement: {@code Acquired}; or, where the dialect's claim also reads a completed
+     * record in the same statement (PostgreSQL), {@code Replay} or {@code Mismatch}; or {@code null}
+     * when the record is live and must be looked up.
+     */
+    private ClaimOutcome tryAcquire(Connection c, ClaimRequest request) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql.get("claim"))) {
             ps.setString(1, request.id().scope().value());
             ps.setString(2, request.id().key().value());
@@ -179,6 +188,16 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
                     return null;
+                }
+                String completedFingerprint = rs.getString(5);
+                if (completedFingerprint != null) {
+                    // A completed, unexpired record: immutable until it expires, so answering from it is final.
+                    if (!request.fingerprint().value().equals(completedFingerprint)) {
+                        return new ClaimOutcome.Mismatch();
+                    }
+                    byte[] body = rs.getBytes(8);
+                    return new ClaimOutcome.Replay(StoredResponse.of(rs.getInt(6), HeaderCodec.decode(rs.getString(7)),
+                            body == null ? new byte[0] : body));
                 }
                 return new ClaimOutcome.Acquired(rs.getLong(1), rs.getInt(2), recoveryPoint(rs.getString(3), rs.getBytes(4)));
             }
