@@ -2,6 +2,7 @@ package dev.idem.bench;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idem.jdbc.Inbox;
+import dev.idem.jdbc.InboxBatchHandler;
 import dev.idem.jdbc.InboxHandler;
 import dev.idem.jdbc.InboxMessage;
 import dev.idem.jdbc.InboxOutcome;
@@ -11,13 +12,16 @@ import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Function;
 
 /**
  * Part 3: one consumer on PostgreSQL. Each message's effect is one row in {@code bench_event}: per
- * message ({@link Inbox#process}), batched ({@link Inbox#processBatch}), a plain insert of the row
+ * message ({@link Inbox#process}), batched ({@link Inbox#processBatch} with a handler per message, and
+ * {@link Inbox#processBatchAtOnce} with one JDBC batch), a plain insert of the row
  * without dedup, and pgbench inserting the same rows (claim rows + event rows) per message and batched.
  */
 final class InboxBench {
@@ -86,39 +90,63 @@ final class InboxBench {
                 rows.add(new Row("inbox", "pgbench per message (claim + row, 1 tx)", "PostgreSQL", 1, pgbenchSingle, "msg/s", null,
                         Double.NaN, null));
             }
+            InboxBatchHandler batchHandler = (c, messages) -> {
+                try (PreparedStatement ps = c.prepareStatement(INSERT_EVENT)) {
+                    for (InboxMessage m : messages) {
+                        ps.setString(1, CONSUMER);
+                        ps.setString(2, m.id());
+                        ps.setInt(3, 100);
+                        ps.addBatch();
+                    }
+                    ps.executeBatch();
+                }
+            };
             for (int size : BATCHES) {
                 clear();
-                Bench.progress("inbox batched " + size + " (Inbox.processBatch)");
-                Measured batched = LoadLoop.run(1, options.warmup, options.duration, t -> {
-                    SplittableRandom random = new SplittableRandom(ThreadLocalRandom.current().nextLong());
-                    return () -> {
-                        List<InboxMessage> batch = new ArrayList<>(size);
-                        for (int i = 0; i < size; i++) {
-                            batch.add(InboxMessage.of(StoreBench.newKey(random)));
-                        }
-                        List<InboxOutcome> out = inbox.processBatch(CONSUMER, batch, handler);
-                        for (InboxOutcome o : out) {
-                            if (o.status() != InboxOutcome.Status.PROCESSED) {
-                                throw new AssertionError("a new message was not processed: " + o.status());
-                            }
-                        }
-                    };
-                }).withUnits(size);
-                Row row = new Row("inbox", "batched " + size + " (Inbox.processBatch)", "PostgreSQL", 1, batched, "msg/s", null,
-                        Double.NaN, "latency per batch").compare("per message", perMessage);
-                rows.add(row);
+                Bench.progress("inbox batched " + size + " (Inbox.processBatch, a statement per message)");
+                Measured batched = batched(size, messages -> inbox.processBatch(CONSUMER, messages, handler));
+                clear();
+                Bench.progress("inbox batched " + size + " (Inbox.processBatchAtOnce, one JDBC batch)");
+                Measured atOnce = batched(size, messages -> inbox.processBatchAtOnce(CONSUMER, messages, batchHandler));
+                Measured bench = null;
                 if (options.pgbench && PgBench.available()) {
                     clear();
                     Bench.progress("inbox pgbench batched " + size);
-                    Measured bench = PgBench.run(pg, pgbenchScript(size), 1, options.warmup, options.duration, Map.of(), work).withUnits(size);
+                    bench = PgBench.run(pg, pgbenchScript(size), 1, options.warmup, options.duration, Map.of(), work).withUnits(size);
+                }
+                rows.add(new Row("inbox", "batched " + size + ", processBatch (handler per message)", "PostgreSQL", 1, batched, "msg/s",
+                        null, Double.NaN, ofPgbench("latency per batch", batched, bench)).compare("per message", perMessage));
+                rows.add(new Row("inbox", "batched " + size + ", processBatchAtOnce (JDBC batch)", "PostgreSQL", 1, atOnce, "msg/s",
+                        null, Double.NaN, ofPgbench("latency per batch", atOnce, bench)).compare("per message", perMessage));
+                if (bench != null) {
                     rows.add(new Row("inbox", "pgbench batched " + size + " (same rows, 1 tx)", "PostgreSQL", 1, bench, "msg/s", null,
                             Double.NaN, "latency per batch"));
-                    rows.set(rows.indexOf(row), new Row(row.part(), row.name(), row.backend(), 1, batched, "msg/s", "per message",
-                            row.ratio(), String.format("latency per batch; %.0f%% of pgbench batched", 100 * batched.rate() / bench.rate())));
                 }
             }
         }
         return rows;
+    }
+
+    private Measured batched(int size, Function<List<InboxMessage>, List<InboxOutcome>> process)
+            throws InterruptedException {
+        return LoadLoop.run(1, options.warmup, options.duration, t -> {
+            SplittableRandom random = new SplittableRandom(ThreadLocalRandom.current().nextLong());
+            return () -> {
+                List<InboxMessage> batch = new ArrayList<>(size);
+                for (int i = 0; i < size; i++) {
+                    batch.add(InboxMessage.of(StoreBench.newKey(random)));
+                }
+                for (InboxOutcome o : process.apply(batch)) {
+                    if (o.status() != InboxOutcome.Status.PROCESSED) {
+                        throw new AssertionError("a new message was not processed: " + o.status());
+                    }
+                }
+            };
+        }).withUnits(size);
+    }
+
+    private static String ofPgbench(String note, Measured m, Measured bench) {
+        return bench == null ? note : String.format(Locale.ROOT, "%s; %.0f%% of pgbench batched", note, 100 * m.rate() / bench.rate());
     }
 
     private void clear() throws Exception {
