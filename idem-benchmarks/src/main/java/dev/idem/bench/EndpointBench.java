@@ -14,7 +14,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * Part 2: a real HTTP endpoint that inserts one row, with and without idem. The server is a Spring
  * Boot application with idem's starter ({@link dev.idem.bench.app.BenchApp}) in its own JVM
- * ({@code -Xmx256m}); this process drives it over keep-alive connections.
+ * ({@code -Xmx256m}); this process drives it over keep-alive connections. With idem: the starter's
+ * filter ({@code @Idempotent}: claim, handler, complete — three commits), and idem's transactional
+ * mode called in the handler (one commit).
  */
 final class EndpointBench {
     static final int REPLAY_KEYS = 2_000;
@@ -38,7 +40,7 @@ final class EndpointBench {
             Bench.progress("endpoint: starting the Spring Boot server (its log: " + log + ")");
             Path portFile = work.resolve("endpoint.port");
             Files.deleteIfExists(portFile);
-            server = startServer(portFile, log);
+            server = startServer(portFile, log, false);
             int port = awaitPort(server, portFile, log);
             int c = options.connections;
             String conn = c + " connections";
@@ -47,7 +49,7 @@ final class EndpointBench {
             Measured plain = drive(port, "/plain/orders", null, false);
             Bench.progress("endpoint with idem, first executions, " + conn);
             Measured first = drive(port, "/idem/orders", null, false);
-            List<String> keys = populate(port);
+            List<String> keys = populate(port, "/idem/orders");
             Bench.progress("endpoint with idem, replays, " + conn);
             Measured replay = drive(port, "/idem/orders", keys, true);
             rows.add(new Row("endpoint", "POST, insert 1 row, without idem", "HTTP+PostgreSQL", c, plain, "req/s", null, Double.NaN,
@@ -56,18 +58,43 @@ final class EndpointBench {
                     .compare("without idem", plain));
             rows.add(new Row("endpoint", "same, @Idempotent, replays", "HTTP+PostgreSQL", c, replay, "req/s", null, Double.NaN, null)
                     .compare("first executions", first));
-        } finally {
-            if (server != null) {
-                server.destroy();
-                if (!server.waitFor(10, TimeUnit.SECONDS)) {
-                    server.destroyForcibly();
-                }
+            Bench.progress("endpoint, TransactionalIdem in the handler, first executions, " + conn);
+            Measured tx = drive(port, "/tx/orders", null, false);
+            Bench.progress("endpoint, TransactionalIdem in the handler, replays, " + conn);
+            List<String> txKeys = populate(port, "/tx/orders");
+            Measured txReplay = drive(port, "/tx/orders", txKeys, true);
+            rows.add(new Row("endpoint", "same, TransactionalIdem in the handler, first executions", "HTTP+PostgreSQL", c, tx, "req/s", null,
+                    Double.NaN, "claim, row and response in 1 transaction").compare("without idem", plain));
+            rows.add(new Row("endpoint", "same, TransactionalIdem in the handler, replays", "HTTP+PostgreSQL", c, txReplay, "req/s", null,
+                    Double.NaN, null).compare("its first executions", tx));
+            stop(server);
+            server = null;
+            if (options.cache) {
+                Bench.progress("endpoint: restarting the server with the completed-response cache");
+                Files.deleteIfExists(portFile);
+                server = startServer(portFile, log, true);
+                port = awaitPort(server, portFile, log);
+                Bench.progress("endpoint with idem, replays, response cache, " + conn);
+                Measured cached = drive(port, "/idem/orders", keys, true);
+                rows.add(new Row("endpoint", "same, @Idempotent, replays, responseCache(" + StoreBench.CACHE_ENTRIES + ")", "HTTP+PostgreSQL",
+                        c, cached, "req/s", null, Double.NaN, "after the first replay of each key").compare("first executions", first));
             }
+        } finally {
+            stop(server);
         }
         return rows;
     }
 
-    private Process startServer(Path portFile, Path log) throws IOException {
+    private static void stop(Process server) throws InterruptedException {
+        if (server != null) {
+            server.destroy();
+            if (!server.waitFor(10, TimeUnit.SECONDS)) {
+                server.destroyForcibly();
+            }
+        }
+    }
+
+    private Process startServer(Path portFile, Path log, boolean cache) throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> cmd = new ArrayList<>();
         cmd.add(java);
@@ -86,8 +113,8 @@ final class EndpointBench {
                 "--spring.main.banner-mode=off",
                 "--logging.level.root=WARN",
                 "--idem.sweeper.interval=10s"));
-        if (options.cache) {
-            cmd.add("--bench.cache=true");
+        if (cache) {
+            cmd.add("--bench.response-cache=" + StoreBench.CACHE_ENTRIES);
         }
         return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     }
@@ -124,13 +151,13 @@ final class EndpointBench {
         });
     }
 
-    private static List<String> populate(int port) throws IOException {
+    private static List<String> populate(int port, String path) throws IOException {
         SplittableRandom random = new SplittableRandom(7);
         List<String> keys = new ArrayList<>(REPLAY_KEYS);
         try (HttpConnection http = new HttpConnection("127.0.0.1", port)) {
             for (int i = 0; i < REPLAY_KEYS; i++) {
                 String key = StoreBench.newKey(random);
-                HttpConnection.Response r = http.post("/idem/orders", key, body(key));
+                HttpConnection.Response r = http.post(path, key, body(key));
                 if (r.status() != 201) {
                     throw new IllegalStateException("populating replay keys: status " + r.status());
                 }

@@ -24,7 +24,7 @@ final class Options {
     boolean pgbench = true;
     boolean vacuum = true;
     String label = null;
-    boolean cache = false;
+    boolean cache = true;
 
     static final String USAGE = String.join("\n",
             "usage: ./idem bench [options]",
@@ -37,7 +37,7 @@ final class Options {
             "  --growth 40s                  length of the growth run (default max(30s, 4 x duration))",
             "  --no-vacuum                   growth: do not VACUUM the table while it runs (when autovacuum is off)",
             "  --no-pgbench                  skip the pgbench lines",
-            "  --cache                       store and endpoint also with the completed-response cache",
+            "  --no-cache                    skip the replay lines with the completed-response cache",
             "  --pg-url URL                  admin JDBC URL (default IDEM_PG_URL or jdbc:postgresql://127.0.0.1:5432/test?user=postgres);",
             "                                a database idem_bench_<pid> is created there and dropped at the end",
             "  --out data/bench              where the table and JSON go",
@@ -57,7 +57,7 @@ final class Options {
                 case "--help", "-h" -> throw new HelpRequested();
                 case "--no-pgbench" -> o.pgbench = false;
                 case "--no-vacuum" -> o.vacuum = false;
-                case "--cache" -> o.cache = true;
+                case "--no-cache" -> o.cache = false;
                 default -> {
                     if (value == null) {
                         if (i + 1 >= args.length) {

@@ -46,6 +46,8 @@ final class StoreBench {
     static final Duration RETENTION = Duration.ofHours(24);
     /** Completed keys the replay runs draw from. */
     static final int REPLAY_KEYS = 2_000;
+    /** The cache holds every replayed key. */
+    static final int CACHE_ENTRIES = 10_000;
 
     private final Options options;
     private final Postgres pg;
@@ -96,6 +98,16 @@ final class StoreBench {
                     Measured replay = replays(store, keys, threads);
                     rows.add(new Row("store", "replay (claim of a completed key)", label, threads, replay, "ops/s", null, Double.NaN, null)
                             .compare("claim+complete", firsts.get(i)));
+                }
+                if (options.cache) {
+                    JdbcIdempotencyStore cached = JdbcIdempotencyStore.builder(ds).responseCache(CACHE_ENTRIES).build();
+                    for (int i = 0; i < options.threads.size(); i++) {
+                        int threads = options.threads.get(i);
+                        Bench.progress("store " + label + " replay with responseCache(" + CACHE_ENTRIES + "), " + threads + " threads");
+                        Measured replay = replays(cached, keys, threads);
+                        rows.add(new Row("store", "replay, responseCache(" + CACHE_ENTRIES + ")", label, threads, replay, "ops/s", null,
+                                Double.NaN, "after the first replay of each key").compare("claim+complete", firsts.get(i)));
+                    }
                 }
             } finally {
                 if (sqliteDir != null) {

@@ -17,11 +17,11 @@ greatest
 -- still the INSERT … ON CONFLICT below, exactly the common claim. No row back: the record is live
 -- (in progress, or completed by a transaction that committed after this statement began): see lookup.
 -- Columns: token, attempt, recovery_phase, recovery_state (acquired), then fingerprint, status,
--- headers, body (completed).
+-- headers, body, expires_in (completed; ms of life left on the database's clock).
 WITH req (scope, idem_key, fingerprint, lease_ms, retention_ms) AS (
     VALUES (CAST(? AS text), CAST(? AS text), CAST(? AS text), CAST(? AS bigint), CAST(? AS bigint))
 ), done AS (
-    SELECT d.fingerprint, d.status, d.headers, d.body
+    SELECT d.fingerprint, d.status, d.headers, d.body, d.expires_at - {now_ms} AS expires_in
     FROM idem_record d JOIN req ON d.scope = req.scope AND d.idem_key = req.idem_key
     WHERE d.state = 1 AND d.expires_at > {now_ms}
 ), claimed AS (
@@ -48,10 +48,11 @@ WITH req (scope, idem_key, fingerprint, lease_ms, retention_ms) AS (
     RETURNING r.token, r.attempt, r.recovery_phase, r.recovery_state
 )
 SELECT token, attempt, recovery_phase, recovery_state,
-       CAST(NULL AS text) AS fingerprint, CAST(NULL AS integer) AS status, CAST(NULL AS text) AS headers, CAST(NULL AS bytea) AS body
+       CAST(NULL AS text) AS fingerprint, CAST(NULL AS integer) AS status, CAST(NULL AS text) AS headers, CAST(NULL AS bytea) AS body,
+       CAST(NULL AS bigint) AS expires_in
 FROM claimed
 UNION ALL
-SELECT NULL, NULL, NULL, NULL, fingerprint, status, headers, body FROM done
+SELECT NULL, NULL, NULL, NULL, fingerprint, status, headers, body, expires_in FROM done
 
 -- name: purge
 DELETE FROM idem_record WHERE ctid = ANY (ARRAY(
