@@ -73,6 +73,20 @@ class HarnessSmokeTest {
     }
 
     @Test
+    void histogramPercentilesAreWithinTwoPercent() {
+        long[] nanos = new long[10_000];
+        for (int i = 0; i < nanos.length; i++) {
+            nanos[i] = (i + 1) * 1_000L;  // 1 us .. 10 ms
+        }
+        double[] p = Latencies.percentilesOf(nanos);
+        assertThat(p[0]).isCloseTo(5.0, org.assertj.core.data.Percentage.withPercentage(2));
+        assertThat(p[1]).isCloseTo(9.9, org.assertj.core.data.Percentage.withPercentage(2));
+        for (long v : new long[] {0, 1, 63, 64, 65, 1000, 123_456_789L, Long.MAX_VALUE / 2}) {
+            assertThat(Latencies.value(Latencies.index(v))).isCloseTo((double) v, org.assertj.core.data.Offset.offset(Math.max(1.0, v * 0.016)));
+        }
+    }
+
+    @Test
     void bindReplacesParametersInOrderOutsideQuotes() {
         assertThat(PgBench.bind("SELECT '?', ? + ?", "a", "b")).isEqualTo("SELECT '?', :a + :b");
     }
