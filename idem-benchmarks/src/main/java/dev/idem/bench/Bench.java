@@ -49,6 +49,18 @@ public final class Bench {
             progress("pgbench not found: the pgbench lines are left out (install postgresql-client, or set PGBENCH)");
         }
         Postgres pg = needsPg ? new Postgres(options.pgUrl) : null;
+        // Interrupted (Ctrl-C): still drop the benchmark's database and remove its files.
+        Thread cleanup = new Thread(() -> {
+            try {
+                if (pg != null) {
+                    pg.close();
+                }
+                deleteTree(work);
+            } catch (Exception e) {
+                System.err.println("bench: cleanup failed: " + e);
+            }
+        }, "bench-cleanup");
+        Runtime.getRuntime().addShutdownHook(cleanup);
         try {
             if (pg != null) {
                 pgVersion = pg.serverVersion();
@@ -68,6 +80,7 @@ public final class Bench {
                 growthSamples = growth.samplesText();
             }
         } finally {
+            Runtime.getRuntime().removeShutdownHook(cleanup);
             if (pg != null) {
                 pg.close();
             }

@@ -116,7 +116,10 @@ final class EndpointBench {
         if (cache) {
             cmd.add("--bench.response-cache=" + StoreBench.CACHE_ENTRIES);
         }
-        return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        Process server = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        // The server must not outlive an interrupted benchmark.
+        Runtime.getRuntime().addShutdownHook(new Thread(server::destroyForcibly, "bench-server-stop"));
+        return server;
     }
 
     private static int awaitPort(Process server, Path portFile, Path log) throws Exception {
