@@ -80,7 +80,11 @@ public final class Bench {
                 growthSamples = growth.samplesText();
             }
         } finally {
-            Runtime.getRuntime().removeShutdownHook(cleanup);
+            try {
+                Runtime.getRuntime().removeShutdownHook(cleanup);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook is running or about to: it cleans up too
+            }
             if (pg != null) {
                 pg.close();
             }
