@@ -7,6 +7,7 @@ import dev.idem.StoreException;
 import dev.idem.StoredResponse;
 import dev.idem.jdbc.internal.HeaderCodec;
 import dev.idem.jdbc.internal.Jdbc;
+import dev.idem.jdbc.internal.ResponseCache;
 import dev.idem.jdbc.internal.SqlStatements;
 import dev.idem.jdbc.internal.Tables;
 import dev.idem.spi.ClaimOutcome;
@@ -31,8 +32,12 @@ import javax.sql.DataSource;
  *
  * <p>A claim is one {@code INSERT … ON CONFLICT DO UPDATE … WHERE <takeover allowed> RETURNING}: a new
  * key, a released or expired record, or a takeover after the lease is over all acquire in that one
- * statement, with the lease judged by the database's clock. Only when it returns no row (the record
- * is live) does a second statement read the record to answer replay, in progress or mismatch.
+ * statement, with the lease judged by the database's clock. On PostgreSQL the same statement first
+ * reads a completed, unexpired record and, if there is one, inserts nothing and returns its response:
+ * a replay is one round trip that locks and writes nothing (a completed record is immutable until it
+ * expires; a missing one never decides an insert, the {@code ON CONFLICT} does). Only when the claim
+ * returns no row (the record is live) does a second statement read it to answer replay, in progress
+ * or mismatch.
  * Every later write is an {@code UPDATE … WHERE token = ?}: a stale owner's write matches nothing.
  *
  * <p>Each call borrows a connection from the {@link DataSource} and returns it at once; pool it
@@ -47,13 +52,16 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     private final String tableName;
     private final SqlStatements sql;
     private final String name;
+    /** Completed records' final answers, or null when the cache is off (the default). */
+    private final ResponseCache cache;
 
-    private JdbcIdempotencyStore(DataSource dataSource, Dialect dialect, String tableName) {
+    private JdbcIdempotencyStore(DataSource dataSource, Dialect dialect, String tableName, int cacheEntries) {
         this.dataSource = dataSource;
         this.dialect = dialect;
         this.tableName = tableName;
         this.sql = SqlStatements.load(dialect.resourceFolder(), tableName);
         this.name = dialect.displayName() + " store";
+        this.cache = cacheEntries > 0 ? new ResponseCache(cacheEntries) : null;
     }
 
     public static Builder builder(DataSource dataSource) {
@@ -66,6 +74,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     public String tableName() {
         return tableName;
+    }
+
+    /** Entries the completed-response cache holds at most; 0 if it is off. */
+    public int responseCacheSize() {
+        return cache == null ? 0 : cache.maxEntries();
     }
 
     DataSource dataSource() {
@@ -85,7 +98,20 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     @Override
     public ClaimOutcome claim(ClaimRequest request) {
-        return inConnection("claim", request.id().scope(), c -> claim(c, request));
+        if (cache == null) {
+            return inConnection("claim", request.id().scope(), c -> claim(c, request, null));
+        }
+        ClaimOutcome cached = cache.answer(request.id(), request.fingerprint());
+        if (cached != null) {
+            return cached;
+        }
+        long sentAt = System.nanoTime();
+        long[] expiresIn = {0};
+        ClaimOutcome outcome = inConnection("claim", request.id().scope(), c -> claim(c, request, expiresIn));
+        if (outcome instanceof ClaimOutcome.Replay replay) {
+            cache.put(request.id(), request.fingerprint().value(), replay.response(), sentAt, expiresIn[0]);
+        }
+        return outcome;
     }
 
     @Override
@@ -154,13 +180,19 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     // ---- on a caller's connection (also used by the transactional mode) ---------------------
 
+    /** The claim on a caller's connection (the transactional mode): never answered from or put into the cache. */
     ClaimOutcome claim(Connection c, ClaimRequest request) throws SQLException {
+        return claim(c, request, null);
+    }
+
+    /** @param expiresIn if not null, gets a replayed record's remaining life in ms on the database's clock */
+    private ClaimOutcome claim(Connection c, ClaimRequest request, long[] expiresIn) throws SQLException {
         for (int round = 0; round < MAX_CLAIM_ROUNDS; round++) {
-            ClaimOutcome.Acquired acquired = tryAcquire(c, request);
-            if (acquired != null) {
-                return acquired;
+            ClaimOutcome settled = tryAcquire(c, request, expiresIn);
+            if (settled != null) {
+                return settled;
             }
-            ClaimOutcome live = lookup(c, request);
+            ClaimOutcome live = lookup(c, request, expiresIn);
             if (live != null) {
                 return live;
             }
@@ -169,7 +201,12 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         throw new SQLException("claim did not settle after " + MAX_CLAIM_ROUNDS + " rounds of concurrent changes");
     }
 
-    private ClaimOutcome.Acquired tryAcquire(Connection c, ClaimRequest request) throws SQLException {
+    /**
+     * Runs the claim statement: {@code Acquired}; or, where the dialect's claim also reads a completed
+     * record in the same statement (PostgreSQL), {@code Replay} or {@code Mismatch}; or {@code null}
+     * when the record is live and must be looked up.
+     */
+    private ClaimOutcome tryAcquire(Connection c, ClaimRequest request, long[] expiresIn) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql.get("claim"))) {
             ps.setString(1, request.id().scope().value());
             ps.setString(2, request.id().key().value());
@@ -180,13 +217,26 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 if (!rs.next()) {
                     return null;
                 }
+                String completedFingerprint = rs.getString(5);
+                if (completedFingerprint != null) {
+                    // A completed, unexpired record: immutable until it expires, so answering from it is final.
+                    if (!request.fingerprint().value().equals(completedFingerprint)) {
+                        return new ClaimOutcome.Mismatch();
+                    }
+                    byte[] body = rs.getBytes(8);
+                    if (expiresIn != null) {
+                        expiresIn[0] = rs.getLong(9);
+                    }
+                    return new ClaimOutcome.Replay(StoredResponse.of(rs.getInt(6), HeaderCodec.decode(rs.getString(7)),
+                            body == null ? new byte[0] : body));
+                }
                 return new ClaimOutcome.Acquired(rs.getLong(1), rs.getInt(2), recoveryPoint(rs.getString(3), rs.getBytes(4)));
             }
         }
     }
 
     /** Reads a live record to answer a claim that did not acquire; {@code null} if it is not live any more. */
-    private ClaimOutcome lookup(Connection c, ClaimRequest request) throws SQLException {
+    private ClaimOutcome lookup(Connection c, ClaimRequest request, long[] expiresIn) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql.get("lookup"))) {
             ps.setString(1, request.id().scope().value());
             ps.setString(2, request.id().key().value());
@@ -202,6 +252,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                     return new ClaimOutcome.Mismatch();
                 }
                 if (state == RecordState.COMPLETED) {
+                    if (expiresIn != null) {
+                        expiresIn[0] = rs.getLong("expires_in");
+                    }
                     return new ClaimOutcome.Replay(response(rs));
                 }
                 long leaseLeft = rs.getLong("lease_left");
@@ -301,7 +354,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     @Override
     public String toString() {
-        return "JdbcIdempotencyStore[" + dialect.displayName() + ", table=" + tableName + "]";
+        return "JdbcIdempotencyStore[" + dialect.displayName() + ", table=" + tableName
+                + (cache == null ? "" : ", responseCache=" + cache.maxEntries()) + "]";
     }
 
     /** Settings of a {@link JdbcIdempotencyStore}. */
@@ -309,6 +363,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         private final DataSource dataSource;
         private Dialect dialect;
         private String tableName = Tables.DEFAULT_RECORD_TABLE;
+        private int responseCache;
 
         private Builder(DataSource dataSource) {
             this.dataSource = Objects.requireNonNull(dataSource, "dataSource is null");
@@ -327,6 +382,28 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         }
 
         /**
+         * Keeps up to {@code maxEntries} completed responses in this JVM (least recently used first
+         * out), so a repeated replay of a key answers without a database round trip. Default 0: off.
+         *
+         * <p>A completed record cannot change until it expires, so its answer is final until then. An
+         * entry is made when a claim reads a completed record from the database (the first replay),
+         * is keyed by scope and key (it never answers another principal), and is dropped at a
+         * deadline no later than the record's expiry (its remaining life on the database's clock,
+         * counted from before the read was sent). First executions and in-progress keys always go to
+         * the database; so does the transactional mode. Bodies over 64 KiB are not cached, so the
+         * cache holds at most {@code maxEntries} × 64 KiB of bodies.
+         *
+         * @param maxEntries 0 (off) to 1,000,000
+         */
+        public Builder responseCache(int maxEntries) {
+            if (maxEntries < 0 || maxEntries > 1_000_000) {
+                throw new IllegalArgumentException("responseCache maxEntries must be 0-1000000, was " + maxEntries);
+            }
+            this.responseCache = maxEntries;
+            return this;
+        }
+
+        /**
          * Builds the store, detecting the dialect if none was set and, on SQLite, checking the
          * settings idem relies on.
          *
@@ -339,7 +416,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 if (chosen == Dialect.SQLITE) {
                     Sqlite.checkSettings(c);
                 }
-                return new JdbcIdempotencyStore(dataSource, chosen, tableName);
+                return new JdbcIdempotencyStore(dataSource, chosen, tableName, responseCache);
             } catch (SQLException e) {
                 throw StoreException.failed("JDBC store", "connect", null, e);
             }

@@ -444,6 +444,64 @@ abstract class InboxContract {
     }
 
     @Test
+    @DisplayName("processBatchAtOnce hands the batch's new messages to the handler in one call, in order, each once; no call when none is new")
+    void batchHandlerGetsTheNewMessagesAtOnce() throws Exception {
+        List<List<String>> calls = new CopyOnWriteArrayList<>();
+        InboxBatchHandler handler = (c, messages) -> {
+            calls.add(messages.stream().map(InboxMessage::id).toList());
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO ledger (consumer, message_id, amount) VALUES (?, ?, ?)")) {
+                for (InboxMessage m : messages) {
+                    ps.setString(1, CONSUMER);
+                    ps.setString(2, m.id());
+                    ps.setInt(3, 10);
+                    ps.addBatch();
+                }
+                ps.executeBatch();
+            }
+        };
+        inbox.process(CONSUMER, "seen", booking(new ConcurrentHashMap<>()));
+
+        List<InboxOutcome> first = inbox.processBatchAtOnce(CONSUMER, List.of(InboxMessage.of("b"), InboxMessage.of("seen"),
+                InboxMessage.of("a"), InboxMessage.of("b"), InboxMessage.of("c")), handler);
+        List<InboxOutcome> again = inbox.processBatchAtOnce(CONSUMER, List.of(InboxMessage.of("a"), InboxMessage.of("c")), handler);
+
+        assertThat(statuses(first)).containsExactly(Status.PROCESSED, Status.DUPLICATE, Status.PROCESSED, Status.DUPLICATE, Status.PROCESSED);
+        assertThat(first).extracting(InboxOutcome::messageId).containsExactly("b", "seen", "a", "b", "c");
+        assertThat(statuses(again)).containsExactly(Status.DUPLICATE, Status.DUPLICATE);
+        assertThat(calls).containsExactly(List.of("b", "a", "c"));
+        assertThat(ledgerRows()).isEqualTo(4);
+        assertThat(inbox.processBatchAtOnce(CONSUMER, List.of(), handler)).isEmpty();
+        assertThat(calls).hasSize(1);
+    }
+
+    @Test
+    @DisplayName("a failing processBatchAtOnce falls back to one message per call and transaction: the poison is counted, the rest commit")
+    void failingBatchHandlerFallsBackToSingleMessages() throws Exception {
+        Inbox strict = newInbox(b -> b.maxAttempts(2));
+        List<Integer> sizes = new CopyOnWriteArrayList<>();
+        InboxBatchHandler handler = (c, messages) -> {
+            sizes.add(messages.size());
+            for (InboxMessage m : messages) {
+                insertLedger(c, m.id(), 10);
+                if (m.id().equals("bad")) {
+                    throw new Boom("bad message");
+                }
+            }
+        };
+        List<InboxMessage> batch = List.of(InboxMessage.of("ok-1"), InboxMessage.of("bad"), InboxMessage.of("ok-2"));
+
+        List<InboxOutcome> first = strict.processBatchAtOnce(CONSUMER, batch, handler);
+        List<InboxOutcome> second = strict.processBatchAtOnce(CONSUMER, batch, handler);
+
+        assertThat(statuses(first)).containsExactly(Status.PROCESSED, Status.FAILED, Status.PROCESSED);
+        assertThat(statuses(second)).containsExactly(Status.DUPLICATE, Status.QUARANTINED, Status.DUPLICATE);
+        assertThat(sizes).containsExactly(3, 1, 1, 1, 1, 1);
+        assertThat(count("SELECT count(*) FROM ledger WHERE message_id = 'ok-1'")).isEqualTo(1);
+        assertThat(count("SELECT count(*) FROM ledger WHERE message_id = 'ok-2'")).isEqualTo(1);
+        assertThat(count("SELECT count(*) FROM ledger WHERE message_id = 'bad'")).isZero();
+    }
+
+    @Test
     @DisplayName("an adapter with its own transaction records a failure after rolling back; the limit quarantines, and claims then answer false")
     void recordFailureAfterCallersRollback() throws Exception {
         Inbox strict = newInbox(b -> b.maxAttempts(2));

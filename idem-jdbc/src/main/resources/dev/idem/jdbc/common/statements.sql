@@ -6,6 +6,9 @@
 -- name: claim
 -- One statement acquires a new, released or expired record, or takes over an in-progress one whose
 -- lease is over (same fingerprint only). No row back means the record is live: see lookup.
+-- Columns: token, attempt, recovery_phase, recovery_state; then fingerprint, status, headers, body,
+-- expires_in (ms of life left), which a dialect's claim fills when it answers a completed record in
+-- the same statement (PostgreSQL's does); here they are always null.
 INSERT INTO idem_record AS r
     (scope, idem_key, fingerprint, state, token, attempt, lease_until, expires_at, created_at)
 VALUES (?, ?, ?, 0, {new_token}, 1, {now_ms} + ?, {now_ms} + ?, {now_ms})
@@ -25,10 +28,11 @@ ON CONFLICT (scope, idem_key) DO UPDATE SET
 WHERE r.state = 2
    OR (r.expires_at <= {now_ms} AND (r.state <> 0 OR r.lease_until <= {now_ms}))
    OR (r.state = 0 AND r.lease_until <= {now_ms} AND r.fingerprint = excluded.fingerprint)
-RETURNING token, attempt, recovery_phase, recovery_state
+RETURNING token, attempt, recovery_phase, recovery_state, NULL AS fingerprint, NULL AS status, NULL AS headers, NULL AS body,
+          NULL AS expires_in
 
 -- name: lookup
-SELECT fingerprint, state, lease_until - {now_ms} AS lease_left,
+SELECT fingerprint, state, lease_until - {now_ms} AS lease_left, expires_at - {now_ms} AS expires_in,
        (expires_at <= {now_ms} AND (state <> 0 OR lease_until <= {now_ms})) AS expired,
        status, headers, body
 FROM idem_record WHERE scope = ? AND idem_key = ?

@@ -9,6 +9,51 @@
 -- name: greatest
 greatest
 
+-- name: claim
+-- The common claim with a replay fast path in the same statement and round trip: "done" reads a
+-- completed, unexpired record (immutable until it expires); if there is one, nothing is inserted,
+-- nothing is locked or written, and its response comes back (fingerprint not null: replay, or
+-- mismatch if the fingerprint differs). A missing record never decides an insert here: that is
+-- still the INSERT … ON CONFLICT below, exactly the common claim. No row back: the record is live
+-- (in progress, or completed by a transaction that committed after this statement began): see lookup.
+-- Columns: token, attempt, recovery_phase, recovery_state (acquired), then fingerprint, status,
+-- headers, body, expires_in (completed; ms of life left on the database's clock).
+WITH req (scope, idem_key, fingerprint, lease_ms, retention_ms) AS (
+    VALUES (CAST(? AS text), CAST(? AS text), CAST(? AS text), CAST(? AS bigint), CAST(? AS bigint))
+), done AS (
+    SELECT d.fingerprint, d.status, d.headers, d.body, d.expires_at - {now_ms} AS expires_in
+    FROM idem_record d JOIN req ON d.scope = req.scope AND d.idem_key = req.idem_key
+    WHERE d.state = 1 AND d.expires_at > {now_ms}
+), claimed AS (
+    INSERT INTO idem_record AS r
+        (scope, idem_key, fingerprint, state, token, attempt, lease_until, expires_at, created_at)
+    SELECT scope, idem_key, fingerprint, 0, {new_token}, 1, {now_ms} + lease_ms, {now_ms} + retention_ms, {now_ms}
+    FROM req WHERE NOT EXISTS (SELECT 1 FROM done)
+    ON CONFLICT (scope, idem_key) DO UPDATE SET
+        token          = r.token + 1,
+        attempt        = CASE WHEN r.state = 0 AND r.expires_at > {now_ms} THEN r.attempt + 1 ELSE 1 END,
+        fingerprint    = excluded.fingerprint,
+        state          = 0,
+        lease_until    = excluded.lease_until,
+        expires_at     = CASE WHEN r.state = 0 AND r.expires_at > {now_ms} THEN {greatest}(r.expires_at, excluded.expires_at) ELSE excluded.expires_at END,
+        created_at     = CASE WHEN r.state = 0 AND r.expires_at > {now_ms} THEN r.created_at ELSE excluded.created_at END,
+        recovery_phase = CASE WHEN r.state = 0 AND r.expires_at > {now_ms} THEN r.recovery_phase END,
+        recovery_state = CASE WHEN r.state = 0 AND r.expires_at > {now_ms} THEN r.recovery_state END,
+        status         = NULL,
+        headers        = NULL,
+        body           = NULL
+    WHERE r.state = 2
+       OR (r.expires_at <= {now_ms} AND (r.state <> 0 OR r.lease_until <= {now_ms}))
+       OR (r.state = 0 AND r.lease_until <= {now_ms} AND r.fingerprint = excluded.fingerprint)
+    RETURNING r.token, r.attempt, r.recovery_phase, r.recovery_state
+)
+SELECT token, attempt, recovery_phase, recovery_state,
+       CAST(NULL AS text) AS fingerprint, CAST(NULL AS integer) AS status, CAST(NULL AS text) AS headers, CAST(NULL AS bytea) AS body,
+       CAST(NULL AS bigint) AS expires_in
+FROM claimed
+UNION ALL
+SELECT NULL, NULL, NULL, NULL, fingerprint, status, headers, body, expires_in FROM done
+
 -- name: purge
 DELETE FROM idem_record WHERE ctid = ANY (ARRAY(
     SELECT ctid FROM idem_record

@@ -1,0 +1,172 @@
+package dev.idem.bench;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Part 2: a real HTTP endpoint that inserts one row, with and without idem. The server is a Spring
+ * Boot application with idem's starter ({@link dev.idem.bench.app.BenchApp}) in its own JVM
+ * ({@code -Xmx256m}); this process drives it over keep-alive connections. With idem: the starter's
+ * filter ({@code @Idempotent}: claim, handler, complete — three commits), and idem's transactional
+ * mode called in the handler (one commit).
+ */
+final class EndpointBench {
+    static final int REPLAY_KEYS = 2_000;
+
+    private final Options options;
+    private final Postgres pg;
+    private final Path work;
+
+    EndpointBench(Options options, Postgres pg, Path work) {
+        this.options = options;
+        this.pg = pg;
+        this.work = work;
+    }
+
+    List<Row> run() throws Exception {
+        pg.execute("CREATE TABLE IF NOT EXISTS bench_order (id bigserial PRIMARY KEY, item text NOT NULL, amount integer NOT NULL)");
+        List<Row> rows = new ArrayList<>();
+        Process server = null;
+        Path log = work.resolve("endpoint-server.log");
+        try {
+            Bench.progress("endpoint: starting the Spring Boot server (its log: " + log + ")");
+            Path portFile = work.resolve("endpoint.port");
+            Files.deleteIfExists(portFile);
+            server = startServer(portFile, log, false);
+            int port = awaitPort(server, portFile, log);
+            int c = options.connections;
+            String conn = c + " connections";
+
+            Bench.progress("endpoint without idem, " + conn);
+            Measured plain = drive(port, "/plain/orders", null, false);
+            Bench.progress("endpoint with idem, first executions, " + conn);
+            Measured first = drive(port, "/idem/orders", null, false);
+            List<String> keys = populate(port, "/idem/orders");
+            Bench.progress("endpoint with idem, replays, " + conn);
+            Measured replay = drive(port, "/idem/orders", keys, true);
+            rows.add(new Row("endpoint", "POST, insert 1 row, without idem", "HTTP+PostgreSQL", c, plain, "req/s", null, Double.NaN,
+                    "Spring Boot 4, Tomcat, Hikari"));
+            rows.add(new Row("endpoint", "same, @Idempotent, first executions", "HTTP+PostgreSQL", c, first, "req/s", null, Double.NaN, null)
+                    .compare("without idem", plain));
+            rows.add(new Row("endpoint", "same, @Idempotent, replays", "HTTP+PostgreSQL", c, replay, "req/s", null, Double.NaN, null)
+                    .compare("first executions", first));
+            Bench.progress("endpoint, TransactionalIdem in the handler, first executions, " + conn);
+            Measured tx = drive(port, "/tx/orders", null, false);
+            Bench.progress("endpoint, TransactionalIdem in the handler, replays, " + conn);
+            List<String> txKeys = populate(port, "/tx/orders");
+            Measured txReplay = drive(port, "/tx/orders", txKeys, true);
+            rows.add(new Row("endpoint", "same, TransactionalIdem in the handler, first executions", "HTTP+PostgreSQL", c, tx, "req/s", null,
+                    Double.NaN, "claim, row and response in 1 transaction").compare("without idem", plain));
+            rows.add(new Row("endpoint", "same, TransactionalIdem in the handler, replays", "HTTP+PostgreSQL", c, txReplay, "req/s", null,
+                    Double.NaN, null).compare("its first executions", tx));
+            stop(server);
+            server = null;
+            if (options.cache) {
+                Bench.progress("endpoint: restarting the server with the completed-response cache");
+                Files.deleteIfExists(portFile);
+                server = startServer(portFile, log, true);
+                port = awaitPort(server, portFile, log);
+                Bench.progress("endpoint with idem, replays, response cache, " + conn);
+                Measured cached = drive(port, "/idem/orders", keys, true);
+                rows.add(new Row("endpoint", "same, @Idempotent, replays, responseCache(" + StoreBench.CACHE_ENTRIES + ")", "HTTP+PostgreSQL",
+                        c, cached, "req/s", null, Double.NaN, "after the first replay of each key").compare("first executions", first));
+            }
+        } finally {
+            stop(server);
+        }
+        return rows;
+    }
+
+    private static void stop(Process server) throws InterruptedException {
+        if (server != null) {
+            server.destroy();
+            if (!server.waitFor(10, TimeUnit.SECONDS)) {
+                server.destroyForcibly();
+            }
+        }
+    }
+
+    private Process startServer(Path portFile, Path log, boolean cache) throws IOException {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        List<String> cmd = new ArrayList<>();
+        cmd.add(java);
+        cmd.add("-Xmx256m");
+        cmd.add("-XX:+UseSerialGC");
+        String extra = System.getenv("IDEM_BENCH_SERVER_OPTS");
+        if (extra != null && !extra.isBlank()) {
+            cmd.addAll(List.of(extra.trim().split("\\s+")));
+        }
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "dev.idem.bench.app.BenchApp",
+                "--spring.datasource.url=" + pg.url,
+                "--spring.datasource.hikari.maximum-pool-size=" + Math.max(10, options.connections * 2),
+                "--server.port=0",
+                "--server.address=127.0.0.1",
+                "--bench.port-file=" + portFile.toAbsolutePath(),
+                "--spring.main.banner-mode=off",
+                "--logging.level.root=WARN",
+                "--idem.sweeper.interval=10s"));
+        if (cache) {
+            cmd.add("--bench.response-cache=" + StoreBench.CACHE_ENTRIES);
+        }
+        Process server = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        // The server must not outlive an interrupted benchmark.
+        Runtime.getRuntime().addShutdownHook(new Thread(server::destroyForcibly, "bench-server-stop"));
+        return server;
+    }
+
+    private static int awaitPort(Process server, Path portFile, Path log) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        while (System.nanoTime() < deadline) {
+            if (Files.exists(portFile)) {
+                return Integer.parseInt(Files.readString(portFile).trim());
+            }
+            if (!server.isAlive()) {
+                throw new IllegalStateException("the endpoint server exited with " + server.exitValue() + "; see " + log);
+            }
+            Thread.sleep(100);
+        }
+        throw new IllegalStateException("the endpoint server did not listen within 120 s; see " + log);
+    }
+
+    static byte[] body(String key) {
+        return ("{\"item\":\"k" + key + "\",\"amount\":100}").getBytes(StandardCharsets.US_ASCII);
+    }
+
+    private Measured drive(int port, String path, List<String> replayKeys, boolean expectReplay) throws InterruptedException {
+        return LoadLoop.run(options.connections, options.warmup, options.duration, t -> {
+            HttpConnection http = new HttpConnection("127.0.0.1", port);
+            SplittableRandom random = new SplittableRandom(ThreadLocalRandom.current().nextLong());
+            return () -> {
+                String key = replayKeys == null ? StoreBench.newKey(random) : replayKeys.get(random.nextInt(replayKeys.size()));
+                HttpConnection.Response r = http.post(path, key, body(key));
+                if (r.status() != 201 || r.replayed() != expectReplay) {
+                    throw new AssertionError("unexpected answer " + r.status() + (r.replayed() ? " (replayed)" : "") + " from " + path);
+                }
+            };
+        });
+    }
+
+    private static List<String> populate(int port, String path) throws IOException {
+        SplittableRandom random = new SplittableRandom(7);
+        List<String> keys = new ArrayList<>(REPLAY_KEYS);
+        try (HttpConnection http = new HttpConnection("127.0.0.1", port)) {
+            for (int i = 0; i < REPLAY_KEYS; i++) {
+                String key = StoreBench.newKey(random);
+                HttpConnection.Response r = http.post(path, key, body(key));
+                if (r.status() != 201) {
+                    throw new IllegalStateException("populating replay keys: status " + r.status());
+                }
+                keys.add(key);
+            }
+        }
+        return keys;
+    }
+}

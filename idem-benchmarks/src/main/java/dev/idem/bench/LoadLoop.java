@@ -1,0 +1,106 @@
+package dev.idem.bench;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Runs an operation in a closed loop on {@code threads} threads: a warm-up whose operations are not
+ * counted, then a measured window; an operation counts if it finished inside the window.
+ */
+final class LoadLoop {
+    /** One thread's operation; made per thread so it can keep its own state (a connection, a random). */
+    @FunctionalInterface
+    interface Op {
+        void run() throws Exception;
+    }
+
+    @FunctionalInterface
+    interface OpFactory {
+        Op create(int thread) throws Exception;
+    }
+
+    private static final long MAX_ERRORS = 1000;
+
+    private LoadLoop() {
+    }
+
+    static Measured run(int threads, Duration warmup, Duration window, OpFactory factory) throws InterruptedException {
+        List<Latencies> latencies = new ArrayList<>();
+        AtomicLong errors = new AtomicLong();
+        AtomicReference<Throwable> firstError = new AtomicReference<>();
+        CountDownLatch ready = new CountDownLatch(threads);
+        CountDownLatch go = new CountDownLatch(1);
+        long[] times = new long[2];
+        List<Thread> workers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            Latencies mine = new Latencies();
+            latencies.add(mine);
+            int index = t;
+            Thread worker = new Thread(() -> {
+                Op op;
+                try {
+                    op = factory.create(index);
+                } catch (Exception e) {
+                    firstError.compareAndSet(null, e);
+                    errors.incrementAndGet();
+                    ready.countDown();
+                    return;
+                }
+                ready.countDown();
+                try {
+                    go.await();
+                } catch (InterruptedException e) {
+                    return;
+                }
+                long measureFrom = times[0];
+                long end = times[1];
+                while (true) {
+                    long start = System.nanoTime();
+                    if (start >= end) {
+                        break;
+                    }
+                    try {
+                        op.run();
+                    } catch (Exception | AssertionError e) {
+                        firstError.compareAndSet(null, e);
+                        if (errors.incrementAndGet() > MAX_ERRORS) {
+                            break;
+                        }
+                        continue;
+                    }
+                    long done = System.nanoTime();
+                    if (start >= measureFrom && done <= end) {
+                        mine.add(done - start);
+                    }
+                }
+            }, "bench-" + t);
+            worker.setDaemon(true);
+            workers.add(worker);
+            worker.start();
+        }
+        ready.await();
+        long now = System.nanoTime();
+        times[0] = now + warmup.toNanos();
+        times[1] = times[0] + window.toNanos();
+        go.countDown();
+        for (Thread w : workers) {
+            w.join();
+        }
+        long ops = 0;
+        for (Latencies l : latencies) {
+            ops += l.size();
+        }
+        if (firstError.get() != null && (ops == 0 || errors.get() > MAX_ERRORS)) {
+            throw new IllegalStateException("benchmark operation failed " + errors.get() + " times", firstError.get());
+        }
+        if (firstError.get() != null) {
+            System.err.println("bench: " + errors.get() + " operations failed, first: " + firstError.get());
+        }
+        double[] p = Latencies.percentiles(latencies);
+        return new Measured(ops, window.toNanos() / 1e9, p[0], p[1], errors.get(), 1);
+    }
+}

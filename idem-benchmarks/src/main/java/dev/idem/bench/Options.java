@@ -1,0 +1,163 @@
+package dev.idem.bench;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/** Command line of {@code ./idem bench}. */
+final class Options {
+    static final Set<String> ALL_PARTS = Set.of("store", "endpoint", "inbox", "growth");
+
+    Set<String> parts = new LinkedHashSet<>(List.of("store", "endpoint", "inbox", "growth"));
+    Duration duration = Duration.ofSeconds(8);
+    Duration warmup = null;
+    List<Integer> threads = List.of(1, 8, 32);
+    Set<String> backends = new LinkedHashSet<>(List.of("postgresql", "sqlite"));
+    String pgUrl = firstNonBlank(System.getenv("IDEM_PG_URL"), "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
+    Path out = Path.of("data/bench");
+    int connections = 8;
+    Duration growth = null;
+    boolean pgbench = true;
+    boolean vacuum = true;
+    String label = null;
+    boolean cache = true;
+
+    static final String USAGE = String.join("\n",
+            "usage: ./idem bench [options]",
+            "  --parts store,endpoint,inbox,growth   which parts to run (default: all)",
+            "  --duration 8s                 measured window of each case (default 8s); warm-up is a third of it",
+            "  --warmup 3s                   warm-up of each case (default: duration/3, at least 1s)",
+            "  --threads 1,8,32              store thread counts (default 1,8,32)",
+            "  --backends postgresql,sqlite  store backends (default both)",
+            "  --connections 8               HTTP connections of the endpoint load driver (default 8)",
+            "  --growth 40s                  length of the growth run (default max(30s, 4 x duration))",
+            "  --no-vacuum                   growth: do not VACUUM the table while it runs (when autovacuum is off)",
+            "  --no-pgbench                  skip the pgbench lines",
+            "  --no-cache                    skip the replay lines with the completed-response cache",
+            "  --pg-url URL                  admin JDBC URL (default IDEM_PG_URL or jdbc:postgresql://127.0.0.1:5432/test?user=postgres);",
+            "                                a database idem_bench_<pid> is created there and dropped at the end",
+            "  --out data/bench              where the table and JSON go",
+            "  --label text                  a note stored with the results");
+
+    static Options parse(String[] args) {
+        Options o = new Options();
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            String value = null;
+            int eq = a.indexOf('=');
+            if (a.startsWith("--") && eq > 0) {
+                value = a.substring(eq + 1);
+                a = a.substring(0, eq);
+            }
+            switch (a) {
+                case "--help", "-h" -> throw new HelpRequested();
+                case "--no-pgbench" -> o.pgbench = false;
+                case "--no-vacuum" -> o.vacuum = false;
+                case "--no-cache" -> o.cache = false;
+                default -> {
+                    if (value == null) {
+                        if (i + 1 >= args.length) {
+                            throw new IllegalArgumentException("option " + a + " needs a value");
+                        }
+                        value = args[++i];
+                    }
+                    o.set(a, value);
+                }
+            }
+        }
+        if (o.warmup == null) {
+            o.warmup = Duration.ofMillis(Math.max(1000, o.duration.toMillis() / 3));
+        }
+        if (o.growth == null) {
+            o.growth = Duration.ofMillis(Math.max(30_000, o.duration.toMillis() * 4));
+        }
+        return o;
+    }
+
+    private void set(String option, String value) {
+        switch (option) {
+            case "--parts" -> {
+                parts = new LinkedHashSet<>();
+                for (String p : value.split(",")) {
+                    String part = p.trim().toLowerCase(Locale.ROOT);
+                    if (!ALL_PARTS.contains(part)) {
+                        throw new IllegalArgumentException("unknown part '" + part + "'; parts are store, endpoint, inbox, growth");
+                    }
+                    parts.add(part);
+                }
+            }
+            case "--duration" -> duration = duration(option, value);
+            case "--warmup" -> warmup = duration(option, value);
+            case "--growth" -> growth = duration(option, value);
+            case "--threads" -> {
+                List<Integer> list = new ArrayList<>();
+                for (String t : value.split(",")) {
+                    int n = Integer.parseInt(t.trim());
+                    if (n < 1 || n > 64) {
+                        throw new IllegalArgumentException("--threads must be 1-64 each, was " + n);
+                    }
+                    list.add(n);
+                }
+                threads = list;
+            }
+            case "--backends" -> {
+                backends = new LinkedHashSet<>();
+                for (String b : value.split(",")) {
+                    String backend = b.trim().toLowerCase(Locale.ROOT);
+                    if (!backend.equals("postgresql") && !backend.equals("sqlite")) {
+                        throw new IllegalArgumentException("unknown backend '" + backend + "'; backends are postgresql, sqlite");
+                    }
+                    backends.add(backend);
+                }
+            }
+            case "--connections" -> {
+                connections = Integer.parseInt(value);
+                if (connections < 1 || connections > 256) {
+                    throw new IllegalArgumentException("--connections must be 1-256, was " + connections);
+                }
+            }
+            case "--pg-url" -> pgUrl = value;
+            case "--out" -> out = Path.of(value);
+            case "--label" -> label = value;
+            default -> throw new IllegalArgumentException("unknown option " + option + "\n" + USAGE);
+        }
+    }
+
+    static Duration duration(String option, String value) {
+        String v = value.trim().toLowerCase(Locale.ROOT);
+        try {
+            Duration d;
+            if (v.endsWith("ms")) {
+                d = Duration.ofMillis(Long.parseLong(v.substring(0, v.length() - 2)));
+            } else if (v.endsWith("s")) {
+                d = Duration.ofMillis(Math.round(Double.parseDouble(v.substring(0, v.length() - 1)) * 1000));
+            } else if (v.endsWith("m")) {
+                d = Duration.ofSeconds(Math.round(Double.parseDouble(v.substring(0, v.length() - 1)) * 60));
+            } else {
+                d = Duration.ofMillis(Math.round(Double.parseDouble(v) * 1000));
+            }
+            if (d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException(option + " must be positive, was " + value);
+            }
+            return d;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(option + " must be a duration such as 10s, 500ms or 2m, was '" + value + "'");
+        }
+    }
+
+    private static String firstNonBlank(String a, String b) {
+        return a != null && !a.isBlank() ? a : b;
+    }
+
+    static final class HelpRequested extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        HelpRequested() {
+            super(null, null, false, false);
+        }
+    }
+}

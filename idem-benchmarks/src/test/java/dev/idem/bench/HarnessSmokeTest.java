@@ -1,0 +1,150 @@
+package dev.idem.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.sun.net.httpserver.HttpServer;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.idem.jdbc.JdbcIdempotencyStore;
+import dev.idem.jdbc.internal.SqlStatements;
+import dev.idem.testing.RealServices;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Proves the harness works, in a few seconds: the load loop, the store cases on SQLite, the pgbench
+ * script (and pgbench itself, where PostgreSQL and pgbench are here), the HTTP driver, the table.
+ * Figures come from {@code ./idem bench}, never from here.
+ */
+class HarnessSmokeTest {
+    @TempDir
+    Path dir;
+
+    private Options shortOptions() {
+        Options o = Options.parse(new String[] {"--duration", "300ms", "--warmup", "100ms", "--threads", "2"});
+        assertThat(o.duration).isEqualTo(Duration.ofMillis(300));
+        return o;
+    }
+
+    @Test
+    void storeCasesRunOnSqlite() throws Exception {
+        Options options = shortOptions();
+        try (HikariDataSource ds = StoreBench.sqlitePool(dir.resolve("smoke.db"), 2)) {
+            JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(ds).build();
+            store.migrate();
+            StoreBench bench = new StoreBench(options, null, dir);
+            Measured first = bench.firstExecutions(store, 2);
+            assertThat(first.ops()).isPositive();
+            assertThat(first.errors()).isZero();
+            List<String> keys = StoreBench.populate(store, 20);
+            Measured replay = bench.replays(store, keys, 2);
+            assertThat(replay.ops()).isPositive();
+            assertThat(replay.errors()).isZero();
+            assertThat(replay.p99Millis()).isGreaterThanOrEqualTo(replay.p50Millis());
+        }
+    }
+
+    @Test
+    void pgbenchRunsTheStoresOwnStatements() throws Exception {
+        SqlStatements sql = SqlStatements.load("dev/idem/jdbc/postgresql/", "idem_record");
+        String script = StoreBench.pgbenchScript();
+        assertThat(script).contains(PgBench.bind(sql.get("claim"), "scope", "key", "fingerprint", "lease_ms", "retention_ms"))
+                .contains(PgBench.bind(sql.get("complete"), "status", "headers", "body", "retention_ms", "scope", "key", "c_token"))
+                .doesNotContain("?");
+        if (!PgBench.available()) {
+            return;
+        }
+        String url = RealServices.postgresUrl();
+        try (Postgres pg = new Postgres(url)) {
+            try (HikariDataSource ds = pg.pool(1)) {
+                JdbcIdempotencyStore.builder(ds).build().migrate();
+            }
+            Measured m = PgBench.run(pg, script, 1, Duration.ofSeconds(1), Duration.ofSeconds(1), StoreBench.pgbenchVariables(), dir);
+            assertThat(m.ops()).isPositive();
+            Measured inbox = PgBench.run(pg, "SELECT 1;\n", 1, Duration.ofSeconds(1), Duration.ofSeconds(1), Map.of(), dir);
+            assertThat(inbox.ops()).isPositive();
+        }
+    }
+
+    @Test
+    void histogramPercentilesAreWithinTwoPercent() {
+        long[] nanos = new long[10_000];
+        for (int i = 0; i < nanos.length; i++) {
+            nanos[i] = (i + 1) * 1_000L;  // 1 us .. 10 ms
+        }
+        double[] p = Latencies.percentilesOf(nanos);
+        assertThat(p[0]).isCloseTo(5.0, org.assertj.core.data.Percentage.withPercentage(2));
+        assertThat(p[1]).isCloseTo(9.9, org.assertj.core.data.Percentage.withPercentage(2));
+        for (long v : new long[] {0, 1, 63, 64, 65, 1000, 123_456_789L, Long.MAX_VALUE / 2}) {
+            assertThat(Latencies.value(Latencies.index(v))).isCloseTo((double) v, org.assertj.core.data.Offset.offset(Math.max(1.0, v * 0.016)));
+        }
+    }
+
+    @Test
+    void bindReplacesParametersInOrderOutsideQuotes() {
+        assertThat(PgBench.bind("SELECT '?', ? + ?", "a", "b")).isEqualTo("SELECT '?', :a + :b");
+    }
+
+    @Test
+    void httpDriverReadsLengthChunkedAndReplayHeader() throws Exception {
+        HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        server.createContext("/fixed", exchange -> {
+            exchange.getRequestBody().readAllBytes();
+            byte[] body = "{\"id\":1}".getBytes(StandardCharsets.US_ASCII);
+            exchange.getResponseHeaders().add("Idempotent-Replayed", "true");
+            exchange.sendResponseHeaders(201, body.length);
+            try (OutputStream out = exchange.getResponseBody()) {
+                out.write(body);
+            }
+        });
+        server.createContext("/chunked", exchange -> {
+            exchange.getRequestBody().readAllBytes();
+            exchange.sendResponseHeaders(201, 0);
+            try (OutputStream out = exchange.getResponseBody()) {
+                out.write("hello ".getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+                out.write("world".getBytes(StandardCharsets.US_ASCII));
+            }
+        });
+        server.start();
+        try (HttpConnection http = new HttpConnection("127.0.0.1", server.getAddress().getPort())) {
+            for (int i = 0; i < 3; i++) {
+                HttpConnection.Response fixed = http.post("/fixed", "k" + i, EndpointBench.body("k" + i));
+                assertThat(fixed).isEqualTo(new HttpConnection.Response(201, true, 8));
+                HttpConnection.Response chunked = http.post("/chunked", null, new byte[0]);
+                assertThat(chunked).isEqualTo(new HttpConnection.Response(201, false, 11));
+            }
+        } finally {
+            server.stop(0);
+        }
+    }
+
+    @Test
+    void tableAndJsonShowEveryRow() {
+        Measured a = new Measured(1000, 2.0, 0.5, 2.0, 0, 1);
+        Measured b = new Measured(800, 2.0, 0.6, 2.5, 0, 1);
+        Row row = new Row("store", "claim+complete (idem)", "PostgreSQL", 8, b, "ops/s", null, Double.NaN, "a \"note\"").compare("pgbench", a);
+        assertThat(row.ratio()).isEqualTo(0.8);
+        String table = Bench.table(List.of(row));
+        assertThat(table).contains("claim+complete (idem)").contains("400").contains("0.80").contains("pgbench");
+        assertThat(Bench.json(List.of(row), "h\n", null)).contains("\"ratio\": 0.8000").contains("a \\\"note\\\"");
+    }
+
+    @Test
+    void optionsAreValidated() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Options.parse(new String[] {"--parts", "store,nope"}))
+                .hasMessageContaining("unknown part 'nope'");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Options.parse(new String[] {"--duration", "soon"}))
+                .hasMessageContaining("--duration must be a duration");
+        Options o = Options.parse(new String[] {"--parts=store", "--duration=9s"});
+        assertThat(o.parts).containsExactly("store");
+        assertThat(o.warmup).isEqualTo(Duration.ofSeconds(3));
+        assertThat(o.growth).isEqualTo(Duration.ofSeconds(36));
+    }
+}
