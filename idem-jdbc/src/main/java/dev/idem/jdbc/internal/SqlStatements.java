@@ -54,8 +54,11 @@ public final class SqlStatements {
         String nowMs = "(" + require(raw, "now_ms", base) + ")";
         String newToken = "(" + require(raw, "new_token", base) + ")";
         String greatest = require(raw, "greatest", base);
+        // Shared fragments first: they contain the other placeholders.
+        String takeover = raw.getOrDefault("claim_takeover", "");
         Map<String, String> resolved = new HashMap<>();
         raw.forEach((name, sql) -> resolved.put(name, Tables.rename(sql
+                .replace("{claim_takeover}", takeover)
                 .replace("{now_ms}", nowMs)
                 .replace("{new_token}", newToken)
                 .replace("{greatest}", greatest), tableNames)));

@@ -1,17 +1,12 @@
 -- idem: statements every dialect shares unless its own statements.sql overrides one by name.
 -- Placeholders, filled from the dialect's own statements of the same name: {now_ms} (the database
 -- clock in epoch milliseconds), {new_token} (a fresh record's first fencing token, from the clock in
--- microseconds) and {greatest} (the larger of two values).
+-- microseconds) and {greatest} (the larger of two values); {claim_takeover} is the fragment below.
 
--- name: claim
--- One statement acquires a new, released or expired record, or takes over an in-progress one whose
--- lease is over (same fingerprint only). No row back means the record is live: see lookup.
--- Columns: token, attempt, recovery_phase, recovery_state; then fingerprint, status, headers, body,
--- expires_in (ms of life left), which a dialect's claim fills when it answers a completed record in
--- the same statement (PostgreSQL's does); here they are always null.
-INSERT INTO idem_record AS r
-    (scope, idem_key, fingerprint, state, token, attempt, lease_until, expires_at, created_at)
-VALUES (?, ?, ?, 0, {new_token}, 1, {now_ms} + ?, {now_ms} + ?, {now_ms})
+-- name: claim_takeover
+-- A fragment of every dialect's claim, not a statement: when an INSERT of a claim meets an existing
+-- record, take it only if it is released, expired, or in progress with its lease over and the same
+-- fingerprint (a takeover keeps the recovery point and counts an attempt).
 ON CONFLICT (scope, idem_key) DO UPDATE SET
     token          = r.token + 1,
     attempt        = CASE WHEN r.state = 0 AND r.expires_at > {now_ms} THEN r.attempt + 1 ELSE 1 END,
@@ -28,6 +23,17 @@ ON CONFLICT (scope, idem_key) DO UPDATE SET
 WHERE r.state = 2
    OR (r.expires_at <= {now_ms} AND (r.state <> 0 OR r.lease_until <= {now_ms}))
    OR (r.state = 0 AND r.lease_until <= {now_ms} AND r.fingerprint = excluded.fingerprint)
+
+-- name: claim
+-- One statement acquires a new, released or expired record, or takes over an in-progress one whose
+-- lease is over (same fingerprint only). No row back means the record is live: see lookup.
+-- Columns: token, attempt, recovery_phase, recovery_state; then fingerprint, status, headers, body,
+-- expires_in (ms of life left), which a dialect's claim fills when it answers a completed record in
+-- the same statement (PostgreSQL's does); here they are always null.
+INSERT INTO idem_record AS r
+    (scope, idem_key, fingerprint, state, token, attempt, lease_until, expires_at, created_at)
+VALUES (?, ?, ?, 0, {new_token}, 1, {now_ms} + ?, {now_ms} + ?, {now_ms})
+{claim_takeover}
 RETURNING token, attempt, recovery_phase, recovery_state, NULL AS fingerprint, NULL AS status, NULL AS headers, NULL AS body,
           NULL AS expires_in
 

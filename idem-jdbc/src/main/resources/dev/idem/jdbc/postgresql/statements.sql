@@ -29,22 +29,7 @@ WITH req (scope, idem_key, fingerprint, lease_ms, retention_ms) AS (
         (scope, idem_key, fingerprint, state, token, attempt, lease_until, expires_at, created_at)
     SELECT scope, idem_key, fingerprint, 0, {new_token}, 1, {now_ms} + lease_ms, {now_ms} + retention_ms, {now_ms}
     FROM req WHERE NOT EXISTS (SELECT 1 FROM done)
-    ON CONFLICT (scope, idem_key) DO UPDATE SET
-        token          = r.token + 1,
-        attempt        = CASE WHEN r.state = 0 AND r.expires_at > {now_ms} THEN r.attempt + 1 ELSE 1 END,
-        fingerprint    = excluded.fingerprint,
-        state          = 0,
-        lease_until    = excluded.lease_until,
-        expires_at     = CASE WHEN r.state = 0 AND r.expires_at > {now_ms} THEN {greatest}(r.expires_at, excluded.expires_at) ELSE excluded.expires_at END,
-        created_at     = CASE WHEN r.state = 0 AND r.expires_at > {now_ms} THEN r.created_at ELSE excluded.created_at END,
-        recovery_phase = CASE WHEN r.state = 0 AND r.expires_at > {now_ms} THEN r.recovery_phase END,
-        recovery_state = CASE WHEN r.state = 0 AND r.expires_at > {now_ms} THEN r.recovery_state END,
-        status         = NULL,
-        headers        = NULL,
-        body           = NULL
-    WHERE r.state = 2
-       OR (r.expires_at <= {now_ms} AND (r.state <> 0 OR r.lease_until <= {now_ms}))
-       OR (r.state = 0 AND r.lease_until <= {now_ms} AND r.fingerprint = excluded.fingerprint)
+    {claim_takeover}
     RETURNING r.token, r.attempt, r.recovery_phase, r.recovery_state
 )
 SELECT token, attempt, recovery_phase, recovery_state,
