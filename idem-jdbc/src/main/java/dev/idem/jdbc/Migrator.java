@@ -19,9 +19,9 @@ import java.util.Map;
  *
  * <p>The files form one sequence per dialect, in the order a DBA runs them by hand. Each migration
  * belongs to a <em>track</em>, named by the default name of the table it serves: the store's
- * records, the inbox (with its quarantine) or the outbox. A component migrates only its own track,
- * with its configured table names, and keeps its history in {@code <its table>_schema_history}; so
- * a store, an inbox and an outbox with any table names migrate independently.
+ * records, the inbox (with its quarantine), the outbox or the windowed totals. A component
+ * migrates only its own track, with its configured table names, and keeps its history in
+ * {@code <its table>_schema_history}; so components with any table names migrate independently.
  */
 final class Migrator {
     /** One numbered file {@code V<version>__<description>.sql} and the track it belongs to. */
@@ -31,7 +31,8 @@ final class Migrator {
     static final List<Migration> MIGRATIONS = List.of(
             new Migration(1, "create_idem_record", Tables.DEFAULT_RECORD_TABLE),
             new Migration(2, "create_idem_inbox", Tables.DEFAULT_INBOX_TABLE),
-            new Migration(3, "create_idem_outbox", Tables.DEFAULT_OUTBOX_TABLE));
+            new Migration(3, "create_idem_outbox", Tables.DEFAULT_OUTBOX_TABLE),
+            new Migration(4, "create_idem_window_total", Tables.DEFAULT_WINDOW_TOTAL_TABLE));
 
     private final Dialect dialect;
     private final SqlStatements sql;

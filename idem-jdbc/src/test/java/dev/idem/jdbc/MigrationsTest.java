@@ -8,6 +8,8 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -47,9 +49,11 @@ class MigrationsTest {
             JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(db.dataSource()).build();
             Inbox inbox = Inbox.builder(store).build();
             Outbox outbox = Outbox.builder(store).build();
+            WindowedTotals totals = WindowedTotals.builder(db.dataSource()).name("charges_per_minute").window(Duration.ofMinutes(1)).build();
             store.migrate();
             inbox.migrate();
             outbox.migrate();
+            totals.migrate();
 
             assertThat(inbox.process("c", "m", (c, m) -> outbox.append(c, "agg", "1", "E", new byte[0])).status())
                     .isEqualTo(InboxOutcome.Status.PROCESSED);
@@ -57,6 +61,10 @@ class MigrationsTest {
             assertThat(historyVersions(db, "idem_record_schema_history")).containsExactly(1);
             assertThat(historyVersions(db, "idem_inbox_schema_history")).containsExactly(2);
             assertThat(historyVersions(db, "idem_outbox_schema_history")).containsExactly(3);
+            assertThat(historyVersions(db, "idem_window_total_schema_history")).containsExactly(4);
+            Instant minute = Instant.parse("2025-03-01T10:00:00Z");
+            totals.recompute(minute, minute.plusSeconds(60), List.of(new WindowedTotals.Event("e", minute, "EUR", 5)));
+            assertThat(totals.totals(minute, minute.plusSeconds(60))).containsExactly(new WindowedTotals.WindowTotal(minute, "EUR", 1, 5));
         }
     }
 

@@ -13,10 +13,12 @@ public final class Tables {
     public static final String DEFAULT_INBOX_TABLE = "idem_inbox";
     public static final String DEFAULT_QUARANTINE_TABLE = "idem_quarantine";
     public static final String DEFAULT_OUTBOX_TABLE = "idem_outbox";
+    public static final String DEFAULT_WINDOW_TOTAL_TABLE = "idem_window_total";
 
     /** Every default name; none is a prefix of another, so derived names ({@code idem_inbox_expires_at_idx}) follow their table. */
     private static final Pattern DEFAULTS = Pattern.compile(
-            DEFAULT_RECORD_TABLE + "|" + DEFAULT_INBOX_TABLE + "|" + DEFAULT_QUARANTINE_TABLE + "|" + DEFAULT_OUTBOX_TABLE);
+            DEFAULT_RECORD_TABLE + "|" + DEFAULT_INBOX_TABLE + "|" + DEFAULT_QUARANTINE_TABLE + "|" + DEFAULT_OUTBOX_TABLE
+            + "|" + DEFAULT_WINDOW_TOTAL_TABLE);
     private static final Pattern IDENTIFIER = Pattern.compile("[a-z_][a-z0-9_]{0,47}");
 
     private Tables() {

@@ -1,0 +1,8 @@
+package dev.idem.jdbc;
+
+class SqliteWindowedTotalsTest extends WindowedTotalsContract {
+    @Override
+    protected Backends backend() {
+        return Backends.SQLITE;
+    }
+}
