@@ -1,5 +1,6 @@
 package dev.idem.kafka;
 
+import dev.idem.testing.KafkaBroker;
 import dev.idem.testing.RealServices;
 import java.time.Duration;
 import org.junit.jupiter.api.extension.BeforeAllCallback;

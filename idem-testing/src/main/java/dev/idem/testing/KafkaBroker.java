@@ -1,4 +1,4 @@
-package dev.idem.kafka;
+package dev.idem.testing;
 
 import java.io.File;
 import java.io.IOException;
@@ -13,30 +13,54 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.TopicExistsException;
 
 /**
- * A real single-node Kafka broker (KRaft, broker and controller in one process) in a child JVM, from
- * {@code org.apache.kafka:kafka_2.13} on the class path Maven wrote to
- * {@code target/kafka-broker.classpath} (else this JVM's class path). Started once per test run by
- * {@link RealKafka}: a log folder is formatted with {@code kafka.tools.StorageTool format}, then
+ * A real single-node Kafka broker (KRaft, broker and controller in one process) in a child JVM, for
+ * tests and the demo lab. A log folder is formatted with {@code kafka.tools.StorageTool format}, then
  * {@code kafka.Kafka} runs with replication factors of 1, one partition per internal topic,
- * {@code group.initial.rebalance.delay.ms=0}, few threads and a 512 MB heap, on free ports of
- * 127.0.0.1. Ready when an admin client can describe the cluster.
+ * {@code group.initial.rebalance.delay.ms=0}, no automatic topic creation, few threads and a 512 MB
+ * heap, on free ports of 127.0.0.1. {@link #start} returns once an admin client can describe the
+ * cluster; {@link #close()} stops the broker and deletes its folder (a JVM shutdown hook does the
+ * same if nobody closes it).
+ *
+ * <p>The broker's classes come from {@code org.apache.kafka:kafka_2.13} and its dependencies, on a
+ * class path given to {@link #start(String)}, or for {@link #start()} read from the file named by the
+ * system property {@value #CLASS_PATH_PROPERTY} (a Maven build writes it with
+ * {@code dependency:build-classpath}). An SLF4J binding on that class path (slf4j-simple) gives the
+ * broker a log, whose last lines are quoted if it does not come up.
+ *
+ * <p>This class needs {@code org.apache.kafka:kafka-clients}, an optional dependency of idem-testing:
+ * declare it where you use the broker.
  */
-final class KafkaBroker implements AutoCloseable {
+public final class KafkaBroker implements AutoCloseable {
+    /** The system property naming the file {@link #start()} reads the broker's class path from. */
+    public static final String CLASS_PATH_PROPERTY = "idem.kafka.broker.classpath";
+
     private static final Duration FORMAT_TIMEOUT = Duration.ofSeconds(90);
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(90);
+    private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(30);
+    /** Kafka's rule for topic names. */
+    private static final Pattern TOPIC_NAME = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
 
     private final Process process;
     private final Path dir;
     private final String bootstrapServers;
     private final Duration startTime;
     private final Thread shutdownHook;
+    private volatile boolean closed;
 
     private KafkaBroker(Process process, Path dir, String bootstrapServers, Duration startTime) {
         this.process = process;
@@ -47,22 +71,41 @@ final class KafkaBroker implements AutoCloseable {
         Runtime.getRuntime().addShutdownHook(shutdownHook);
     }
 
-    String bootstrapServers() {
+    /** {@code 127.0.0.1:<port>}, for {@code bootstrap.servers}. */
+    public String bootstrapServers() {
         return bootstrapServers;
     }
 
-    Duration startTime() {
+    /** How long {@link #start} took, formatting included. */
+    public Duration startTime() {
         return startTime;
     }
 
     /**
-     * Formats a log folder and starts the broker; returns once it answers.
+     * {@link #start(String)} with the class path in the file that the system property
+     * {@value #CLASS_PATH_PROPERTY} names, else this JVM's class path if it holds
+     * {@code kafka_2.13}.
      *
-     * @throws IllegalStateException with the broker's last output if it did not come up
+     * @throws IllegalStateException if neither gives a class path, or the broker did not come up
      */
-    static KafkaBroker start() throws IOException, InterruptedException {
+    public static KafkaBroker start() throws IOException, InterruptedException {
+        return start(brokerClassPath());
+    }
+
+    /**
+     * Formats a log folder in a new temporary folder and starts the broker on {@code brokerClassPath}
+     * (entries separated by {@link File#pathSeparator}); returns once it answers, within 90 s.
+     *
+     * @throws IllegalArgumentException if the class path is blank
+     * @throws IllegalStateException    with the broker's last output if it did not come up
+     */
+    public static KafkaBroker start(String brokerClassPath) throws IOException, InterruptedException {
+        Objects.requireNonNull(brokerClassPath, "brokerClassPath is null");
+        String classPath = brokerClassPath.trim();
+        if (classPath.isEmpty()) {
+            throw new IllegalArgumentException("the broker class path is empty; it must hold kafka_2.13 and its dependencies");
+        }
         long began = System.nanoTime();
-        String classPath = brokerClassPath();
         Path dir = Files.createTempDirectory("idem-kafka-broker-");
         int port = freePort();
         int controllerPort = freePort();
@@ -132,7 +175,7 @@ final class KafkaBroker implements AutoCloseable {
                     if (!admin.describeCluster().nodes().get(3, TimeUnit.SECONDS).isEmpty()) {
                         return;
                     }
-                } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                } catch (ExecutionException | TimeoutException e) {
                     // Not up yet.
                 }
                 if (System.nanoTime() - deadline > 0) {
@@ -143,15 +186,78 @@ final class KafkaBroker implements AutoCloseable {
         }
     }
 
+    /**
+     * Creates {@code name} with {@code partitions} partitions (replication factor 1) and waits until
+     * each has a leader. If the topic exists already with that many partitions, nothing changes: a
+     * second call is harmless.
+     *
+     * @throws IllegalArgumentException if the name is not a Kafka topic name or {@code partitions} is below 1
+     * @throws IllegalStateException    if the topic exists with another number of partitions, the
+     *                                  broker is closed, or it did not answer within 30 s
+     */
+    public void createTopic(String name, int partitions) {
+        Objects.requireNonNull(name, "name is null");
+        if (!TOPIC_NAME.matcher(name).matches() || name.equals(".") || name.equals("..")) {
+            throw new IllegalArgumentException("not a Kafka topic name (1-249 of a-z, A-Z, 0-9, '.', '_', '-'): '" + name + "'");
+        }
+        if (partitions < 1) {
+            throw new IllegalArgumentException("partitions must be at least 1, was " + partitions);
+        }
+        if (closed) {
+            throw new IllegalStateException("the broker is closed");
+        }
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) ADMIN_TIMEOUT.toMillis()))) {
+            try {
+                admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all()
+                        .get(ADMIN_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof TopicExistsException)) {
+                    throw new IllegalStateException("could not create topic " + name + ": " + e.getCause(), e.getCause());
+                }
+            }
+            awaitLeaders(admin, name, partitions);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while creating topic " + name, e);
+        } catch (TimeoutException e) {
+            throw new IllegalStateException("the broker did not create topic " + name + " within " + ADMIN_TIMEOUT, e);
+        }
+    }
+
+    /** Until every partition has a leader: a producer sending at once would otherwise wait for metadata. */
+    private static void awaitLeaders(Admin admin, String name, int partitions) throws InterruptedException, TimeoutException {
+        long deadline = System.nanoTime() + ADMIN_TIMEOUT.toNanos();
+        while (true) {
+            try {
+                TopicDescription topic = admin.describeTopics(List.of(name)).allTopicNames().get(ADMIN_TIMEOUT.toSeconds(), TimeUnit.SECONDS).get(name);
+                if (topic.partitions().size() != partitions) {
+                    throw new IllegalStateException("topic " + name + " exists with " + topic.partitions().size()
+                            + " partitions, not " + partitions);
+                }
+                if (topic.partitions().stream().map(TopicPartitionInfo::leader).allMatch(leader -> leader != null && !leader.isEmpty())) {
+                    return;
+                }
+            } catch (ExecutionException e) {
+                // Metadata not there yet (UnknownTopicOrPartition): ask again.
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw new TimeoutException("no leader for every partition of " + name);
+            }
+            Thread.sleep(50);
+        }
+    }
+
     /** Null if a broker at {@code bootstrap} describes its cluster within 15 s, else why not. */
-    static String answers(String bootstrap) {
+    public static String answers(String bootstrap) {
+        Objects.requireNonNull(bootstrap, "bootstrap is null");
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
                 AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5000, AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 15000))) {
             admin.describeCluster().nodes().get(15, TimeUnit.SECONDS);
             return null;
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
             return String.valueOf(e.getCause());
-        } catch (java.util.concurrent.TimeoutException | RuntimeException e) {
+        } catch (TimeoutException | RuntimeException e) {
             return String.valueOf(e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -162,6 +268,7 @@ final class KafkaBroker implements AutoCloseable {
     /** Stops the broker (SIGTERM, then kill after 20 s) and deletes its folder. */
     @Override
     public void close() {
+        closed = true;
         stop();
         try {
             Runtime.getRuntime().removeShutdownHook(shutdownHook);
@@ -209,14 +316,14 @@ final class KafkaBroker implements AutoCloseable {
     }
 
     /** The class path Maven wrote for the broker (see the pom), else this JVM's. */
-    static String brokerClassPath() throws IOException {
-        String file = System.getProperty("idem.kafka.broker.classpath");
+    private static String brokerClassPath() throws IOException {
+        String file = System.getProperty(CLASS_PATH_PROPERTY);
         if (file != null && Files.isRegularFile(Path.of(file))) {
             return Files.readString(Path.of(file), StandardCharsets.UTF_8).trim();
         }
         String own = System.getProperty("java.class.path", "");
         if (!own.contains("kafka_2.13")) {
-            throw new IllegalStateException("no broker class path: " + (file == null ? "idem.kafka.broker.classpath is not set"
+            throw new IllegalStateException("no broker class path: " + (file == null ? CLASS_PATH_PROPERTY + " is not set"
                     : file + " is missing (run the tests through Maven)") + ", and kafka_2.13 is not on this JVM's class path");
         }
         return own;
