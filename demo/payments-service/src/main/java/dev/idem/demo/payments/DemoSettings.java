@@ -4,6 +4,7 @@ import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.regex.Pattern;
 import org.springframework.boot.convert.DurationStyle;
 import org.springframework.core.env.Environment;
 
@@ -18,12 +19,18 @@ import org.springframework.core.env.Environment;
  * --gateway.url=URL        the card gateway; default http://127.0.0.1:8090
  * --gateway.timeout=10s    longest wait for one gateway answer (connecting: 2 s)
  * --crash-at=POINT         halt the process the first time a payment reaches POINT (see CrashPoint)
+ * --events.kafka=HOST:PORT publish payment events through the outbox to this Kafka broker; default: no events
+ * --events.topic=NAME      their topic; default payment-events
  * </pre>
  */
-public record DemoSettings(Variant variant, Path dataDir, String db, URI gatewayUrl, Duration gatewayTimeout, CrashPoint crashAt) {
+public record DemoSettings(Variant variant, Path dataDir, String db, URI gatewayUrl, Duration gatewayTimeout, CrashPoint crashAt,
+                           String eventsKafka, String eventsTopic) {
     public static final String DB_ENVIRONMENT_VARIABLE = "IDEM_DEMO_DB";
     static final String DEFAULT_DATA_DIR = "./data/payments";
     static final String DEFAULT_GATEWAY_URL = "http://127.0.0.1:8090";
+    static final String DEFAULT_EVENTS_TOPIC = "payment-events";
+    private static final Pattern BOOTSTRAP = Pattern.compile("[A-Za-z0-9.\\-]+:[0-9]{1,5}(,[A-Za-z0-9.\\-]+:[0-9]{1,5})*");
+    private static final Pattern TOPIC = Pattern.compile("[A-Za-z0-9._\\-]{1,249}");
 
     /** @throws IllegalArgumentException naming the flag whose value is wrong */
     public static DemoSettings from(Environment env) {
@@ -62,7 +69,17 @@ public record DemoSettings(Variant variant, Path dataDir, String db, URI gateway
         }
         String crash = env.getProperty("crash-at");
         CrashPoint crashAt = crash == null || crash.isBlank() ? null : CrashPoint.fromFlag(crash.trim().toLowerCase(Locale.ROOT));
-        return new DemoSettings(variant, dataDir, db, gateway, timeout, crashAt);
+        String kafka = env.getProperty("events.kafka");
+        kafka = kafka == null || kafka.isBlank() ? null : kafka.trim();
+        if (kafka != null && !BOOTSTRAP.matcher(kafka).matches()) {
+            throw new IllegalArgumentException("--events.kafka must be host:port[,host:port...] of a Kafka broker, was '" + kafka + "'");
+        }
+        String topic = env.getProperty("events.topic", DEFAULT_EVENTS_TOPIC).trim();
+        if (!TOPIC.matcher(topic).matches()) {
+            throw new IllegalArgumentException("--events.topic must be a Kafka topic name (letters, digits, '.', '_', '-'; at most 249), was '"
+                    + topic + "'");
+        }
+        return new DemoSettings(variant, dataDir, db, gateway, timeout, crashAt, kafka, topic);
     }
 
     /** The database as logs show it: the SQLite file, or the URL with its password masked. */

@@ -14,15 +14,23 @@ import javax.sql.DataSource;
  * unique {@code request_key}: the phase's derived key for a payment made under an
  * {@code Idempotency-Key}, so creating it again after a crash finds the first row instead of adding
  * one ({@code INSERT … ON CONFLICT DO NOTHING}). Marking it paid sets a state, so doing it twice is
- * harmless.
+ * harmless; the transition to paid also writes the payment's event through the outbox, in the same
+ * transaction ({@link PaymentEvents}).
  */
 public final class PaymentRepository {
     public static final String TABLE = "payment";
 
     private final DataSource dataSource;
+    private final PaymentEvents events;
 
+    /** A repository without payment events. */
     public PaymentRepository(DataSource dataSource) {
+        this(dataSource, PaymentEvents.disabled());
+    }
+
+    public PaymentRepository(DataSource dataSource, PaymentEvents events) {
         this.dataSource = dataSource;
+        this.events = events;
     }
 
     /** Creates the table if it does not exist. */
@@ -80,19 +88,50 @@ public final class PaymentRepository {
         }
     }
 
-    /** Sets the payment to paid with this charge (a state, not an increment: repeating it changes nothing). */
+    /**
+     * Sets the payment to paid with this charge, and writes its {@code payment.paid} event (when events
+     * are on) in the same transaction: the event exists if and only if the payment became paid. Only the
+     * transition from another status writes; marking a paid payment paid again (a resumed request)
+     * changes nothing and writes no second event.
+     */
     public void markPaid(String id, String chargeId) {
-        try (Connection c = dataSource.getConnection();
-             PreparedStatement update = c.prepareStatement("UPDATE " + TABLE + " SET status = ?, charge_id = ?, updated_at = ? WHERE id = ?")) {
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(false);
+            try {
+                transitionToPaid(c, id, chargeId);
+                c.commit();
+            } catch (SQLException | RuntimeException e) {
+                c.rollback();
+                throw e;
+            } finally {
+                c.setAutoCommit(true);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot mark the payment paid: " + e.getMessage(), e);
+        }
+    }
+
+    private void transitionToPaid(Connection c, String id, String chargeId) throws SQLException {
+        int changed;
+        try (PreparedStatement update = c.prepareStatement("UPDATE " + TABLE
+                + " SET status = ?, charge_id = ?, updated_at = ? WHERE id = ? AND status <> ?")) {
             update.setString(1, Payment.PAID);
             update.setString(2, chargeId);
             update.setLong(3, System.currentTimeMillis());
             update.setString(4, id);
-            if (update.executeUpdate() != 1) {
-                throw new IllegalStateException("no payment row to mark paid");
+            update.setString(5, Payment.PAID);
+            changed = update.executeUpdate();
+        }
+        try (PreparedStatement select = c.prepareStatement("SELECT card, amount, currency FROM " + TABLE + " WHERE id = ?")) {
+            select.setString(1, id);
+            try (ResultSet rs = select.executeQuery()) {
+                if (!rs.next()) {
+                    throw new IllegalStateException("no payment row to mark paid");
+                }
+                if (changed == 1) {
+                    events.paid(c, new Payment(id, Payment.PAID, chargeId, rs.getLong(2), rs.getString(3)), rs.getString(1));
+                }
             }
-        } catch (SQLException e) {
-            throw new IllegalStateException("cannot mark the payment paid: " + e.getMessage(), e);
         }
     }
 

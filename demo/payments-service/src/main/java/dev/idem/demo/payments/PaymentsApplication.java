@@ -37,6 +37,8 @@ public class PaymentsApplication {
             "                              the other two are DELIBERATELY BROKEN, for the lab",
             "  --crash-at=POINT            halt the first time a payment reaches POINT (once per --data-dir):",
             "                              " + CrashPoint.allowed(),
+            "  --events.kafka=HOST:PORT    publish payment.paid events through the outbox to this Kafka broker (default: none)",
+            "  --events.topic=NAME         their topic (default " + DemoSettings.DEFAULT_EVENTS_TOPIC + ")",
             "  -h, --help                  this text");
 
     public static void main(String[] args) {

@@ -81,9 +81,16 @@ public class PaymentsConfiguration {
         return crashes.armed(CrashPoint.AFTER_COMPLETION) ? new CrashAfterCompletionStore(store, crashes) : store;
     }
 
+    /** Payment events through the outbox to Kafka, when {@code --events.kafka} names a broker; else none. */
+    @Bean(destroyMethod = "close")
+    PaymentEvents paymentEvents(DemoSettings settings, DataSource dataSource, JsonMapper json) {
+        return settings.eventsKafka() == null ? PaymentEvents.disabled()
+                : PaymentEvents.start(dataSource, settings.eventsKafka(), settings.eventsTopic(), json);
+    }
+
     @Bean
-    PaymentRepository paymentRepository(DataSource dataSource) {
-        PaymentRepository repository = new PaymentRepository(dataSource);
+    PaymentRepository paymentRepository(DataSource dataSource, PaymentEvents events) {
+        PaymentRepository repository = new PaymentRepository(dataSource, events);
         repository.createTable();
         return repository;
     }

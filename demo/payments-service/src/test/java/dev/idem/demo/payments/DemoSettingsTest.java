@@ -28,6 +28,8 @@ class DemoSettingsTest {
         assertThat(s.gatewayUrl()).isEqualTo(URI.create("http://127.0.0.1:8090"));
         assertThat(s.gatewayTimeout()).isEqualTo(Duration.ofSeconds(10));
         assertThat(s.crashAt()).isNull();
+        assertThat(s.eventsKafka()).as("no payment events unless a broker is named").isNull();
+        assertThat(s.eventsTopic()).isEqualTo("payment-events");
         if (System.getenv(DemoSettings.DB_ENVIRONMENT_VARIABLE) == null) {
             assertThat(s.db()).isNull();
             assertThat(s.databaseLabel()).startsWith("SQLite ");
@@ -45,6 +47,15 @@ class DemoSettingsTest {
         assertThat(s.gatewayTimeout()).isEqualTo(Duration.ofSeconds(3));
         assertThat(s.crashAt()).isEqualTo(CrashPoint.AFTER_GATEWAY_CALL);
         assertThat(s.databaseLabel()).contains("password=***").doesNotContain("secret");
+    }
+
+    @Test
+    void eventFlagsAreReadAndChecked() {
+        DemoSettings s = settings(Map.of("events.kafka", "127.0.0.1:9092,kafka-2:9093", "events.topic", "payments.v1"));
+        assertThat(s.eventsKafka()).isEqualTo("127.0.0.1:9092,kafka-2:9093");
+        assertThat(s.eventsTopic()).isEqualTo("payments.v1");
+        assertThatThrownBy(() -> settings(Map.of("events.kafka", "http://broker"))).hasMessageContaining("--events.kafka must be host:port");
+        assertThatThrownBy(() -> settings(Map.of("events.topic", "a topic"))).hasMessageContaining("--events.topic must be a Kafka topic name");
     }
 
     @Test
