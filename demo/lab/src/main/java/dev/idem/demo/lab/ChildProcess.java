@@ -89,6 +89,11 @@ final class ChildProcess {
         return process.isAlive();
     }
 
+    /** The exit code; only once the process has exited. */
+    int exitCode() {
+        return process.exitValue();
+    }
+
     long pid() {
         return process.pid();
     }

@@ -4,6 +4,8 @@ package dev.idem.demo.lab;
 public enum Expectation {
     LOSES_PAYMENTS("loses payments"),
     DUPLICATES_CHARGES("duplicates charges"),
+    /** The charges are exactly once, but the ledger consumer applies some payment events twice. */
+    DUPLICATES_LEDGER_ENTRIES("duplicates ledger entries"),
     EXACTLY_ONCE("0 lost, 0 duplicated");
 
     private final String label;

@@ -14,10 +14,15 @@ public enum Fault {
     /** The gateway commits the charge and then answers 500, three times in ten. */
     GATEWAY_FAIL_AFTER("gateway fail-after (30%)", 0, 0, "fail-after=0.3", 1, 1, Disruption.NONE),
     /** 2 to 8 senders fire the same payment at once, each retrying; the gateway is slow enough for them to overlap. */
-    DOUBLE_CLICK("2-8 concurrent sends (double-click)", 0, 0, "latency=100", 2, 8, Disruption.NONE);
+    DOUBLE_CLICK("2-8 concurrent sends (double-click)", 0, 0, "latency=100", 2, 8, Disruption.NONE),
+    /**
+     * The ledger consumer halts right after its database commit and before its offset commit, then is
+     * restarted: the broker delivers that batch again.
+     */
+    CONSUMER_KILLED_AFTER_COMMIT("consumer killed between commit and ack", 0, 0, "none", 1, 1, Disruption.KILL_CONSUMER);
 
     /** What the lab does to the service during the scenario. */
-    public enum Disruption { NONE, KILL_DURING_TRAFFIC, RESTART_BEFORE_RETRIES }
+    public enum Disruption { NONE, KILL_DURING_TRAFFIC, RESTART_BEFORE_RETRIES, KILL_CONSUMER }
 
     private final String label;
     private final double dropRequest;

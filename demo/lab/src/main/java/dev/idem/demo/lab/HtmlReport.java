@@ -34,6 +34,7 @@ final class HtmlReport {
                         report.millis() / 1000.0)))
                 .append(" Every figure is counted from the card gateway's ledger (<code>GET /ledger</code>) joined to the clients' own records by card.</p>\n");
         table(html, report);
+        ledgerTable(html, report);
         html.append("<h2>Charges per payment</h2>\n");
         html.append(barChart(report.results()));
         html.append("<h2>One replayed request</h2>\n");
@@ -64,6 +65,30 @@ final class HtmlReport {
         html.append("<caption>lost: no charge and the client gave up; charged 2+: charged more than once; unconfirmed: charged but the "
                 + "client gave up without a 2xx; replies differ: keys whose 2xx replies were not identical; latency per request.</caption>\n");
         html.append("</table>\n");
+    }
+
+    /** The messaging scenarios' consumer side, if any ran. */
+    private static void ledgerTable(StringBuilder html, LabReport report) {
+        List<ScenarioResult> messaging = report.results().stream().filter(r -> r.ledger() != null).toList();
+        if (messaging.isEmpty()) {
+            return;
+        }
+        html.append("<h2>Payment events: outbox → Kafka → ledger consumer</h2>\n<table>\n<tr>");
+        TableRenderer.LEDGER_HEADERS.forEach(h -> html.append("<th>").append(escape(h)).append("</th>"));
+        html.append("</tr>\n");
+        for (ScenarioResult result : messaging) {
+            List<String> cells = TableRenderer.ledgerCells(result);
+            html.append("<tr class=\"").append(result.asExpected() ? "good" : "bad").append("\">");
+            for (int i = 0; i < cells.size(); i++) {
+                String cls = i >= 3 && i <= 7 ? " class=\"n\"" : i == cells.size() - 1 ? " class=\"shows\"" : "";
+                html.append("<td").append(cls).append(">").append(escape(cells.get(i))).append("</td>");
+            }
+            html.append("</tr>\n");
+        }
+        html.append("<caption>The service writes each payment's event in the transaction that marks it paid; a relay publishes it to Kafka "
+                + "with a stable message id. The consumer is halted after its database commit and before its offset commit, then restarted, "
+                + "so Kafka delivers that batch again. applied 2+: ledger entries beyond the first for a payment; missing: confirmed payments "
+                + "with no entry.</caption>\n</table>\n");
     }
 
     /** One horizontal bar per scenario, split into payments charged 0, 1, 2 and 3+ times. */

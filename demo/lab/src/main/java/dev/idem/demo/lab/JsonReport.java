@@ -61,6 +61,17 @@ final class JsonReport {
         result.proxyStats().forEach(proxy::put);
         node.put("serviceKills", result.kills());
         node.put("serviceStarts", result.serviceStarts());
+        if (result.ledger() != null) {
+            LedgerFigures l = result.ledger();
+            node.put("consumer", s.consumer().flag());
+            ObjectNode ledger = node.putObject("ledger");
+            ledger.put("paid", l.paid());
+            ledger.put("entries", l.entries());
+            ledger.put("appliedMoreThanOnce", l.duplicatedEntries());
+            ledger.put("missing", l.missing());
+            ledger.put("consumerKills", l.consumerKills());
+            ledger.put("consumerStarts", l.consumerStarts());
+        }
         return node;
     }
 

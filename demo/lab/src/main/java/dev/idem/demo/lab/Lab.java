@@ -41,7 +41,7 @@ public final class Lab {
     }
 
     public LabReport run() throws InterruptedException {
-        components.check();
+        components.check(settings.scenarios().stream().anyMatch(Scenario::messaging));
         prepareFolders();
         Instant startedAt = Instant.now();
         long started = System.nanoTime();

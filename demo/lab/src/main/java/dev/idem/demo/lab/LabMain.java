@@ -11,6 +11,8 @@ import picocli.CommandLine.Option;
 @Command(name = "idem lab", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Runs the card gateway, the payments service and a fault proxy as child processes, sends payments through",
                 "faults with four client strategies, and counts lost and duplicated charges from the gateway's ledger.",
+                "The messaging scenarios add a Kafka broker (child JVM) and a ledger consumer of the service's payment events,",
+                "killed between its database commit and its offset commit, and count duplicated ledger entries.",
                 "Exits 1 if a scenario does not show what it exists to show."})
 public final class LabMain implements Callable<Integer> {
     @Option(names = {"-n", "--payments"}, description = "Logical payments per scenario (default: ${DEFAULT-VALUE}).", defaultValue = "40")
@@ -48,6 +50,14 @@ public final class LabMain implements Callable<Integer> {
     @Option(names = "--proxy-jar", description = "The fault proxy jar (default: ${DEFAULT-VALUE}).", defaultValue = "demo/fault-proxy/target/fault-proxy.jar")
     Path proxyJar;
 
+    @Option(names = "--ledger-jar", description = "The ledger consumer jar, for the messaging scenarios (default: ${DEFAULT-VALUE}).",
+            defaultValue = "demo/ledger-consumer/target/ledger-consumer.jar")
+    Path ledgerJar;
+
+    @Option(names = "--kafka-classpath", description = "File with the class path of the Kafka broker the messaging scenarios start "
+            + "(default: ${DEFAULT-VALUE}).", defaultValue = "demo/lab/target/kafka-broker.classpath")
+    Path kafkaClassPath;
+
     public static void main(String[] args) {
         System.exit(new CommandLine(new LabMain()).execute(args));
     }
@@ -69,7 +79,7 @@ public final class LabMain implements Callable<Integer> {
         }
         LabReport report;
         try {
-            report = new Lab(settings, Components.fromJars(gatewayJar, serviceJar, proxyJar), System.out).run();
+            report = new Lab(settings, Components.fromJars(gatewayJar, serviceJar, proxyJar, ledgerJar, kafkaClassPath), System.out).run();
         } catch (IllegalStateException e) {
             System.err.println("idem lab: " + e.getMessage());
             return 2;

@@ -51,6 +51,11 @@ public final class PaymentsServiceContract {
         return args;
     }
 
+    /** The arguments that make the service publish its payment events through the outbox to a Kafka topic. */
+    public static List<String> eventArguments(String kafkaBootstrap, String topic) {
+        return List.of("--events.kafka=" + kafkaBootstrap, "--events.topic=" + topic);
+    }
+
     /** {@code {"amount":..,"currency":"..","card":".."}} */
     public static String body(Payment payment) {
         return "{\"amount\":" + payment.amount() + ",\"currency\":\"" + payment.currency() + "\",\"card\":\"" + payment.card() + "\"}";

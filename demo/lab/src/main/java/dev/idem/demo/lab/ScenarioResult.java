@@ -12,7 +12,14 @@ import java.util.Map;
  * @param serviceStarts  service starts during the scenario (restarts after kills or between retries)
  * @param records        what the clients did
  * @param charges        the ledger rows of this scenario's payments
+ * @param ledger         the consumer side of a messaging scenario; null for the others
  */
 public record ScenarioResult(Scenario scenario, Figures figures, boolean asExpected, Map<String, Long> proxyStats, int kills,
-                             int serviceStarts, long millis, List<PaymentRecord> records, List<LedgerCharge> charges) {
+                             int serviceStarts, long millis, List<PaymentRecord> records, List<LedgerCharge> charges,
+                             LedgerFigures ledger) {
+    /** A result of a scenario about the HTTP path only. */
+    public ScenarioResult(Scenario scenario, Figures figures, boolean asExpected, Map<String, Long> proxyStats, int kills,
+                          int serviceStarts, long millis, List<PaymentRecord> records, List<LedgerCharge> charges) {
+        this(scenario, figures, asExpected, proxyStats, kills, serviceStarts, millis, records, charges, null);
+    }
 }

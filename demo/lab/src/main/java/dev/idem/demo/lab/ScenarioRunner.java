@@ -23,6 +23,8 @@ final class ScenarioRunner {
     /** A request older than this is past the gateway's charge when the gateway answers 250 ms late. */
     private static final long KILL_WHEN_IN_FLIGHT_MILLIS = 120;
     private static final List<String> CURRENCIES = List.of("EUR", "USD", "GBP", "RON", "CHF");
+    /** How long the ledger consumer may take to apply the last events after the last payment. */
+    private static final java.time.Duration CONSUMER_CATCH_UP = java.time.Duration.ofSeconds(120);
 
     private final Stack stack;
     private final LabSettings settings;
@@ -40,24 +42,65 @@ final class ScenarioRunner {
     ScenarioResult run(Scenario scenario, long seed) throws InterruptedException {
         long started = System.nanoTime();
         stack.ensureGateway(scenario.fault().gatewayFaults());
-        stack.ensureService(scenario.variant());
-        warmUp();
+        String topic = null;
+        if (scenario.messaging()) {
+            topic = "payment-events-" + scenario.id() + "-" + runTag;
+            stack.ensureTopic(topic);
+        }
+        stack.ensureService(scenario.variant(), topic);
+        if (!scenario.messaging()) {
+            // A messaging scenario skips it: its event would be one more in the topic, and the consumer's
+            // crash points count records, so a crash could fall on a batch that is the warm-up alone.
+            warmUp();
+        }
         int startsBefore = stack.serviceStarts();
-        Stack.ProxyProcess proxy = stack.startProxy(scenario.fault(), seed, scenario.id());
+        LedgerConsumerRun consumer = scenario.messaging()
+                ? stack.startLedger(scenario.id(), scenario.consumer(), topic, settings.kills(), recordsPerConsumerLife()) : null;
         List<PaymentRecord> records = new ArrayList<>();
         Map<String, Long> proxyStats;
         int kills;
+        LedgerFigures ledger = null;
         try {
-            List<List<Sender>> senders = senders(scenario, seed, proxy.port(), records, started);
-            kills = drive(scenario, senders, records);
-            proxyStats = proxy.stats();
+            Stack.ProxyProcess proxy = stack.startProxy(scenario.fault(), seed, scenario.id());
+            try {
+                List<List<Sender>> senders = senders(scenario, seed, proxy.port(), records, started);
+                kills = drive(scenario, senders, records);
+                proxyStats = proxy.stats();
+            } finally {
+                proxy.stop();
+            }
+            if (consumer != null) {
+                progress.event("waiting for the ledger consumer to catch up with " + topic);
+                ledger = consumer.awaitCaughtUp(cards(records, false), cards(records, true), CONSUMER_CATCH_UP);
+            }
         } finally {
-            proxy.stop();
+            if (consumer != null) {
+                consumer.close();
+            }
         }
         List<LedgerCharge> charges = settledCharges(records);
         Figures figures = Tally.count(records, charges);
-        return new ScenarioResult(scenario, figures, Tally.asExpected(scenario.expectation(), figures), proxyStats, kills,
-                stack.serviceStarts() - startsBefore, (System.nanoTime() - started) / 1_000_000, List.copyOf(records), charges);
+        return new ScenarioResult(scenario, figures, Tally.asExpected(scenario.expectation(), figures, ledger), proxyStats, kills,
+                stack.serviceStarts() - startsBefore, (System.nanoTime() - started) / 1_000_000, List.copyOf(records), charges, ledger);
+    }
+
+    /**
+     * Records the consumer writes in one life before its crash point: the payments spread over the
+     * planned kills and a last life, so every kill happens while events still flow.
+     */
+    private int recordsPerConsumerLife() {
+        return Math.max(1, settings.payments() / (settings.kills() + 1));
+    }
+
+    /** The cards of the payments, or of the confirmed ones only. */
+    private static Set<String> cards(List<PaymentRecord> records, boolean confirmedOnly) {
+        Set<String> cards = new HashSet<>();
+        for (PaymentRecord record : records) {
+            if (!confirmedOnly || record.confirmed()) {
+                cards.add(record.payment().card());
+            }
+        }
+        return cards;
     }
 
     /** One payment straight to the service, so the first measured requests do not pay for class loading. */

@@ -5,7 +5,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** The lab's scenarios, in the order of the table: the naive clients, the broken servers, then idem. */
+/**
+ * The lab's scenarios, in the order of the table: the naive clients, the broken servers, then idem;
+ * last the messaging rows, where the service's payment events reach a ledger consumer through Kafka.
+ */
 public final class Scenarios {
     private static final List<Scenario> ALL = List.of(
             new Scenario("at-most-once", ClientStrategy.AT_MOST_ONCE, ServerVariant.CORRECT, Fault.LOSSY_NETWORK, Expectation.LOSES_PAYMENTS),
@@ -16,7 +19,11 @@ public final class Scenarios {
             new Scenario("idem-lossy", ClientStrategy.IDEMPOTENT, ServerVariant.CORRECT, Fault.LOSSY_NETWORK, Expectation.EXACTLY_ONCE),
             new Scenario("idem-sigkill", ClientStrategy.IDEMPOTENT, ServerVariant.CORRECT, Fault.SIGKILL_MID_REQUEST, Expectation.EXACTLY_ONCE),
             new Scenario("idem-gateway-fail", ClientStrategy.IDEMPOTENT, ServerVariant.CORRECT, Fault.GATEWAY_FAIL_AFTER, Expectation.EXACTLY_ONCE),
-            new Scenario("idem-double-click", ClientStrategy.IDEMPOTENT, ServerVariant.CORRECT, Fault.DOUBLE_CLICK, Expectation.EXACTLY_ONCE));
+            new Scenario("idem-double-click", ClientStrategy.IDEMPOTENT, ServerVariant.CORRECT, Fault.DOUBLE_CLICK, Expectation.EXACTLY_ONCE),
+            new Scenario("ledger-no-inbox", ClientStrategy.IDEMPOTENT, ServerVariant.CORRECT, Fault.CONSUMER_KILLED_AFTER_COMMIT,
+                    Expectation.DUPLICATES_LEDGER_ENTRIES, ConsumerMode.NO_INBOX),
+            new Scenario("ledger-inbox", ClientStrategy.IDEMPOTENT, ServerVariant.CORRECT, Fault.CONSUMER_KILLED_AFTER_COMMIT,
+                    Expectation.EXACTLY_ONCE, ConsumerMode.INBOX));
 
     private Scenarios() {
     }

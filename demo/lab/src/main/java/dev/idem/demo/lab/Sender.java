@@ -17,7 +17,12 @@ import java.util.UUID;
  * hint a service gives.
  */
 final class Sender {
-    static final int MAX_ATTEMPTS = 25;
+    /**
+     * Enough that the 60 s deadline, not the count, ends a retrying client's patience: a service
+     * SIGKILLed twice and restarting in ~5 s each time refuses connections in under a millisecond,
+     * and with full jitter 25 attempts could be spent in less than two restarts.
+     */
+    static final int MAX_ATTEMPTS = 60;
     static final Duration DEADLINE = Duration.ofSeconds(60);
     static final Duration READ_TIMEOUT = Duration.ofSeconds(20);
     private static final long BACKOFF_BASE_MILLIS = 50;

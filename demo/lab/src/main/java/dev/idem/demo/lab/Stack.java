@@ -5,17 +5,22 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
+import dev.idem.testing.KafkaBroker;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The running programs of a lab: one card gateway (restarted on the same port when a scenario needs
- * other faults), one payments service (restarted on the same port for another variant, or when a
- * scenario kills it), and a fault proxy per scenario in front of the service.
+ * other faults), one payments service (restarted on the same port for another variant or events
+ * topic, or when a scenario kills it), and a fault proxy per scenario in front of the service. For
+ * messaging scenarios also a Kafka broker (started on first need, for the rest of the lab) and a
+ * ledger consumer per scenario.
  */
 final class Stack implements AutoCloseable {
     private static final Duration GATEWAY_START = Duration.ofSeconds(30);
     private static final Duration SERVICE_START = Duration.ofSeconds(90);
+    /** Several partitions, so the consumer's batches mix events of many payments, as in production. */
+    private static final int TOPIC_PARTITIONS = 3;
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
     private final Components components;
@@ -28,7 +33,9 @@ final class Stack implements AutoCloseable {
     private boolean gatewayReset;
     private ChildProcess service;
     private ServerVariant serviceVariant;
+    private String serviceTopic;
     private int serviceStarts;
+    private KafkaBroker broker;
 
     Stack(Components components, LabSettings settings, Consumer<String> events) {
         this.components = components;
@@ -68,15 +75,58 @@ final class Stack implements AutoCloseable {
         events.accept("card gateway up on :" + gatewayPort + " (faults: " + faults + ")");
     }
 
-    /** Runs the payments service in this variant, replacing one of another variant. */
+    /** Runs the payments service in this variant without payment events, replacing one of another variant or with events. */
     synchronized void ensureService(ServerVariant variant) {
-        if (service != null && service.alive() && variant == serviceVariant) {
+        ensureService(variant, null);
+    }
+
+    /**
+     * Runs the payments service in this variant, publishing its payment events to {@code topic} on the
+     * lab's broker (null: no events), replacing one that runs otherwise.
+     */
+    synchronized void ensureService(ServerVariant variant, String topic) {
+        if (service != null && service.alive() && variant == serviceVariant && java.util.Objects.equals(topic, serviceTopic)) {
             return;
         }
         if (service != null) {
             service.stop();
         }
+        serviceTopic = topic;
         startService(variant);
+    }
+
+    /** Starts the lab's Kafka broker if it is not running, and creates {@code topic} on it. */
+    synchronized void ensureTopic(String topic) {
+        if (broker == null) {
+            events.accept("starting a Kafka broker (KRaft, child JVM)");
+            try {
+                broker = KafkaBroker.start(components.kafkaClassPath());
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException("cannot start the Kafka broker", e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while starting the Kafka broker", e);
+            }
+            events.accept("Kafka broker up at " + broker.bootstrapServers() + " in " + broker.startTime().toMillis() + " ms");
+        }
+        broker.createTopic(topic, TOPIC_PARTITIONS);
+    }
+
+    /**
+     * Starts a ledger consumer of {@code topic} in {@code mode}; it is killed after its database commit
+     * and before its offset commit {@code kills} times, then runs to the end.
+     */
+    synchronized LedgerConsumerRun startLedger(String scenarioId, ConsumerMode mode, String topic, int kills, int crashAfter) {
+        int port = Ports.free();
+        List<String> args = new ArrayList<>(List.of("--port", Integer.toString(port), "--kafka", broker.bootstrapServers(), "--topic", topic,
+                "--group", "ledger-" + topic, "--mode", mode.flag(),
+                "--data-dir", settings.workDir().resolve("ledger-" + scenarioId).toAbsolutePath().toString()));
+        if (settings.db() != null) {
+            args.addAll(List.of("--db", settings.db()));
+        }
+        // On a shared database, the first start empties the ledger table of an earlier scenario or run.
+        return LedgerConsumerRun.start(components.ledgerConsumer(), port, args, settings.db() != null, settings.logDir().resolve("ledger-consumer-" + scenarioId + ".log"),
+                kills, crashAfter, events);
     }
 
     /** SIGKILL, then a start on the same port and data. */
@@ -94,13 +144,17 @@ final class Stack implements AutoCloseable {
     }
 
     private void startService(ServerVariant variant) {
-        List<String> args = PaymentsServiceContract.arguments(servicePort, "http://127.0.0.1:" + gatewayPort,
-                settings.workDir().resolve("payments-" + variant.flag()), settings.db(), variant);
+        List<String> args = new ArrayList<>(PaymentsServiceContract.arguments(servicePort, "http://127.0.0.1:" + gatewayPort,
+                settings.workDir().resolve("payments-" + variant.flag()), settings.db(), variant));
+        if (serviceTopic != null) {
+            args.addAll(PaymentsServiceContract.eventArguments(broker.bootstrapServers(), serviceTopic));
+        }
         service = ChildProcess.start(components.paymentsService(), args, settings.logDir().resolve("payments-service.log"));
         service.awaitReady(servicePort, PaymentsServiceContract.READINESS_PATH, SERVICE_START);
         serviceVariant = variant;
         serviceStarts++;
-        events.accept("payments service up on :" + servicePort + " (variant " + variant.flag() + ")");
+        events.accept("payments service up on :" + servicePort + " (variant " + variant.flag()
+                + (serviceTopic == null ? "" : ", events to " + serviceTopic) + ")");
     }
 
     int serviceStarts() {
@@ -142,6 +196,9 @@ final class Stack implements AutoCloseable {
         }
         if (gateway != null) {
             gateway.stop();
+        }
+        if (broker != null) {
+            broker.close();
         }
     }
 

@@ -23,11 +23,51 @@ final class TableRenderer {
                 (result.asExpected() ? "yes: " : "NO, expected: ") + s.expectation().label());
     }
 
+    static final List<String> LEDGER_HEADERS = List.of("scenario", "ledger consumer", "fault", "paid", "ledger entries",
+            "applied 2+", "missing", "consumer kills", "shows");
+
+    /** One row of cells per messaging scenario, in the order of {@link #LEDGER_HEADERS}. */
+    static List<String> ledgerCells(ScenarioResult result) {
+        Scenario s = result.scenario();
+        LedgerFigures l = result.ledger();
+        return List.of(s.id(), s.consumer().label(), s.fault().label(), Integer.toString(l.paid()), Integer.toString(l.entries()),
+                Integer.toString(l.duplicatedEntries()), Integer.toString(l.missing()), Integer.toString(l.consumerKills()),
+                (result.asExpected() ? "yes: " : "NO, expected: ") + s.expectation().label());
+    }
+
     static String render(LabReport report) {
         List<List<String>> rows = new ArrayList<>();
-        rows.add(HEADERS);
         report.results().forEach(r -> rows.add(cells(r)));
-        int[] widths = new int[HEADERS.size()];
+        StringBuilder out = new StringBuilder(table(HEADERS, rows, 4, 12));
+        out.append(System.lineSeparator());
+        out.append("lost: no charge at the gateway and the client gave up.  charged 2+: payments the gateway charged more than once.")
+                .append(System.lineSeparator());
+        out.append("unconfirmed: charged, but the client gave up without a 2xx.  replies differ: keys whose 2xx replies were not identical.")
+                .append(System.lineSeparator());
+        out.append("Counted from the gateway's GET /ledger joined to the clients' records by card; latency is per request.")
+                .append(System.lineSeparator());
+        List<List<String>> ledgerRows = report.results().stream().filter(r -> r.ledger() != null).map(TableRenderer::ledgerCells).toList();
+        if (!ledgerRows.isEmpty()) {
+            out.append(System.lineSeparator());
+            out.append("Payment events: the service's outbox -> Kafka -> the ledger consumer").append(System.lineSeparator());
+            out.append(table(LEDGER_HEADERS, ledgerRows, 3, 7));
+            out.append(System.lineSeparator());
+            out.append("paid: payments the service confirmed.  applied 2+: ledger entries beyond the first for a payment.")
+                    .append(System.lineSeparator());
+            out.append("missing: confirmed payments with no ledger entry.  consumer kills: halts after the database commit, before the offset commit.")
+                    .append(System.lineSeparator());
+            out.append("Counted from the consumer's GET /ledger once its group had committed every offset of the topic.")
+                    .append(System.lineSeparator());
+        }
+        return out.toString();
+    }
+
+    /** A header, a rule and the rows, columns padded to their widest cell; columns first..last (inclusive) are right-aligned numbers. */
+    private static String table(List<String> headers, List<List<String>> body, int firstNumber, int lastNumber) {
+        List<List<String>> rows = new ArrayList<>();
+        rows.add(headers);
+        rows.addAll(body);
+        int[] widths = new int[headers.size()];
         for (List<String> row : rows) {
             for (int i = 0; i < row.size(); i++) {
                 widths[i] = Math.max(widths[i], row.get(i).length());
@@ -38,24 +78,16 @@ final class TableRenderer {
             List<String> row = rows.get(r);
             StringBuilder line = new StringBuilder();
             for (int i = 0; i < row.size(); i++) {
-                boolean number = i >= 4 && i <= 12;
+                boolean number = i >= firstNumber && i <= lastNumber;
                 String cell = row.get(i);
                 String padded = number ? " ".repeat(widths[i] - cell.length()) + cell : cell + " ".repeat(widths[i] - cell.length());
                 line.append(i == 0 ? "" : "  ").append(padded);
             }
             out.append(line.toString().stripTrailing()).append(System.lineSeparator());
             if (r == 0) {
-                int total = line.toString().stripTrailing().length();
-                out.append("-".repeat(total)).append(System.lineSeparator());
+                out.append("-".repeat(line.toString().stripTrailing().length())).append(System.lineSeparator());
             }
         }
-        out.append(System.lineSeparator());
-        out.append("lost: no charge at the gateway and the client gave up.  charged 2+: payments the gateway charged more than once.")
-                .append(System.lineSeparator());
-        out.append("unconfirmed: charged, but the client gave up without a 2xx.  replies differ: keys whose 2xx replies were not identical.")
-                .append(System.lineSeparator());
-        out.append("Counted from the gateway's GET /ledger joined to the clients' records by card; latency is per request.")
-                .append(System.lineSeparator());
         return out.toString();
     }
 

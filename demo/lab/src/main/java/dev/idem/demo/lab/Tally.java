@@ -90,8 +90,54 @@ public final class Tally {
         return switch (expectation) {
             case LOSES_PAYMENTS -> f.lost() > 0;
             case DUPLICATES_CHARGES -> f.duplicated() > 0;
-            case EXACTLY_ONCE -> f.lost() == 0 && f.duplicated() == 0 && f.unconfirmed() == 0 && f.differingKeys() == 0
-                    && f.confirmedWithoutCharge() == 0 && f.charges() == f.payments();
+            case DUPLICATES_LEDGER_ENTRIES, EXACTLY_ONCE -> exactlyOnce(f);
         };
+    }
+
+    /**
+     * Whether a messaging scenario shows what it exists to show: its HTTP side exactly once, and the
+     * ledger with every confirmed payment, each once ({@code EXACTLY_ONCE}) or some twice
+     * ({@code DUPLICATES_LEDGER_ENTRIES}). Without ledger figures, the HTTP side alone decides.
+     */
+    public static boolean asExpected(Expectation expectation, Figures f, LedgerFigures ledger) {
+        if (ledger == null) {
+            return asExpected(expectation, f);
+        }
+        boolean complete = exactlyOnce(f) && ledger.missing() == 0;
+        return switch (expectation) {
+            case DUPLICATES_LEDGER_ENTRIES -> complete && ledger.duplicatedEntries() > 0;
+            case EXACTLY_ONCE -> complete && ledger.duplicatedEntries() == 0 && ledger.entries() == ledger.paid();
+            case LOSES_PAYMENTS, DUPLICATES_CHARGES -> asExpected(expectation, f);
+        };
+    }
+
+    /**
+     * The consumer side, counted from the ledger like the charges are from the gateway's: entries whose
+     * card is not one of the scenario's payments' are ignored.
+     *
+     * @param cards      the cards of the scenario's payments
+     * @param paidCards  the cards of the payments the service confirmed
+     * @param entryCards the card of every ledger entry, one element per entry
+     */
+    public static LedgerFigures countLedger(Set<String> cards, Set<String> paidCards, List<String> entryCards, int kills, int starts) {
+        Set<String> seen = new HashSet<>();
+        int entries = 0;
+        int duplicated = 0;
+        for (String card : entryCards) {
+            if (!cards.contains(card)) {
+                continue;
+            }
+            entries++;
+            if (!seen.add(card)) {
+                duplicated++;
+            }
+        }
+        int missing = (int) paidCards.stream().filter(card -> !seen.contains(card)).count();
+        return new LedgerFigures(paidCards.size(), entries, duplicated, missing, kills, starts);
+    }
+
+    private static boolean exactlyOnce(Figures f) {
+        return f.lost() == 0 && f.duplicated() == 0 && f.unconfirmed() == 0 && f.differingKeys() == 0
+                && f.confirmedWithoutCharge() == 0 && f.charges() == f.payments();
     }
 }

@@ -62,4 +62,32 @@ class ReportsTest {
         assertThat(json.get("replaySample").get("charge").get("chargeId").asString()).isEqualTo("ch_1");
         assertThat(json.get("settings").get("seed").asLong()).isEqualTo(42);
     }
+
+    private static LabReport reportWithLedger() {
+        Scenario naive = Scenarios.select(List.of("ledger-no-inbox")).get(0);
+        Scenario inbox = Scenarios.select(List.of("ledger-inbox")).get(0);
+        Figures clean = new Figures(10, 10, 10, 0, 0, 0, 0, 0, 11, 99, Map.of("0", 0, "1", 10, "2", 0, "3+", 0));
+        List<ScenarioResult> results = List.of(
+                new ScenarioResult(naive, clean, true, Map.of(), 0, 0, 1_000, List.of(), List.of(), new LedgerFigures(10, 13, 3, 0, 2, 3)),
+                new ScenarioResult(inbox, clean, true, Map.of(), 0, 0, 1_000, List.of(), List.of(), new LedgerFigures(10, 10, 0, 0, 2, 3)));
+        LabSettings settings = new LabSettings(10, 4, 2, 42, null, Path.of("out"), List.of(naive, inbox));
+        return new LabReport(Instant.parse("2025-01-01T00:00:00Z"), 2_000, settings, results, null);
+    }
+
+    @Test
+    void messagingRowsGetASecondTableWithTheLedgerCounts() {
+        String table = TableRenderer.render(reportWithLedger());
+        String ledgerPart = table.substring(table.indexOf("Payment events"));
+
+        assertThat(ledgerPart.lines().filter(l -> l.startsWith("ledger-no-inbox")).findFirst().orElseThrow())
+                .contains("no inbox", "  10  ", "  13  ", "  3  ", "yes: duplicates ledger entries");
+        assertThat(ledgerPart.lines().filter(l -> l.startsWith("ledger-inbox")).findFirst().orElseThrow())
+                .contains("idem inbox", "yes: 0 lost, 0 duplicated");
+        assertThat(TableRenderer.render(report())).as("no messaging row, no second table").doesNotContain("Payment events");
+        assertThat(HtmlReport.render(reportWithLedger())).contains("outbox → Kafka → ledger consumer", "duplicates ledger entries");
+        JsonNode second = JsonMapper.builder().build().readTree(JsonReport.render(reportWithLedger())).get("scenarios").get(1);
+        assertThat(second.get("consumer").asString()).isEqualTo("inbox");
+        assertThat(second.get("ledger").get("entries").asInt()).isEqualTo(10);
+        assertThat(second.get("ledger").get("consumerKills").asInt()).isEqualTo(2);
+    }
 }

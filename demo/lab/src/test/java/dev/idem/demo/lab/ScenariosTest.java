@@ -11,12 +11,32 @@ class ScenariosTest {
     @Test
     void theCatalogueHasTheRowsTheLabMustShow() {
         assertThat(Scenarios.all()).extracting(Scenario::id).containsExactly("at-most-once", "retry-no-key", "new-key-per-retry",
-                "key-after-effect", "memory-store", "idem-lossy", "idem-sigkill", "idem-gateway-fail", "idem-double-click");
-        assertThat(Scenarios.all()).filteredOn(s -> s.strategy() == ClientStrategy.IDEMPOTENT && s.variant() == ServerVariant.CORRECT)
+                "key-after-effect", "memory-store", "idem-lossy", "idem-sigkill", "idem-gateway-fail", "idem-double-click",
+                "ledger-no-inbox", "ledger-inbox");
+        assertThat(Scenarios.all()).filteredOn(s -> s.strategy() == ClientStrategy.IDEMPOTENT && s.variant() == ServerVariant.CORRECT
+                        && !s.messaging())
                 .extracting(Scenario::fault)
                 .containsExactly(Fault.LOSSY_NETWORK, Fault.SIGKILL_MID_REQUEST, Fault.GATEWAY_FAIL_AFTER, Fault.DOUBLE_CLICK);
         assertThat(Fault.DOUBLE_CLICK.minSenders()).isEqualTo(2);
         assertThat(Fault.DOUBLE_CLICK.maxSenders()).isEqualTo(8);
+    }
+
+    @Test
+    void theMessagingRowsCompareALedgerConsumerWithoutAndWithTheInboxUnderTheSameKill() {
+        List<Scenario> messaging = Scenarios.all().stream().filter(Scenario::messaging).toList();
+
+        assertThat(messaging).extracting(Scenario::consumer).containsExactly(ConsumerMode.NO_INBOX, ConsumerMode.INBOX);
+        assertThat(messaging).extracting(Scenario::fault).containsOnly(Fault.CONSUMER_KILLED_AFTER_COMMIT);
+        assertThat(messaging).extracting(Scenario::expectation)
+                .containsExactly(Expectation.DUPLICATES_LEDGER_ENTRIES, Expectation.EXACTLY_ONCE);
+        assertThat(ConsumerMode.NO_INBOX.flag()).isEqualTo("no-inbox");
+        assertThat(ConsumerMode.INBOX.flag()).isEqualTo("inbox");
+    }
+
+    @Test
+    void theServiceGetsTheEventFlagsOnlyForMessagingRows() {
+        assertThat(PaymentsServiceContract.eventArguments("127.0.0.1:9092", "payment-events-x"))
+                .containsExactly("--events.kafka=127.0.0.1:9092", "--events.topic=payment-events-x");
     }
 
     @Test

@@ -155,4 +155,45 @@ class TallyTest {
         assertThat(Tally.asExpected(Expectation.DUPLICATES_CHARGES, f)).isFalse();
         assertThat(Tally.asExpected(Expectation.LOSES_PAYMENTS, f)).isFalse();
     }
+
+    @Test
+    void theLedgerCountsEntriesOfTheScenariosCardsOnlyAndEachEntryBeyondTheFirstAsADuplicate() {
+        LedgerFigures l = Tally.countLedger(java.util.Set.of("a", "b", "c"), java.util.Set.of("a", "b", "c"),
+                List.of("a", "warm-up", "b", "b", "a", "b", "c"), 1, 2);
+
+        assertThat(l.entries()).as("the warm-up entry is not one of the scenario's").isEqualTo(6);
+        assertThat(l.duplicatedEntries()).isEqualTo(3);
+        assertThat(l.missing()).isZero();
+        assertThat(l.paid()).isEqualTo(3);
+        assertThat(l.consumerKills()).isEqualTo(1);
+        assertThat(l.consumerStarts()).isEqualTo(2);
+    }
+
+    @Test
+    void aConfirmedPaymentWithoutAnEntryIsMissing() {
+        LedgerFigures l = Tally.countLedger(java.util.Set.of("a", "b", "c"), java.util.Set.of("a", "b"), List.of("a"), 0, 1);
+
+        assertThat(l.missing()).isEqualTo(1);
+        assertThat(l.entries()).isEqualTo(1);
+    }
+
+    @Test
+    void aMessagingRowNeedsItsHttpSideExactlyOnceAndTheLedgerAsExpected() {
+        PaymentRecord a = payment("a", ok("k1", "{}", 1_000));
+        PaymentRecord b = payment("b", ok("k2", "{}", 1_000));
+        List<LedgerCharge> charges = List.of(charge("a"), charge("b"));
+        Figures clean = Tally.count(List.of(a, b), charges);
+        LedgerFigures once = new LedgerFigures(2, 2, 0, 0, 1, 2);
+        LedgerFigures twice = new LedgerFigures(2, 3, 1, 0, 1, 2);
+        LedgerFigures missing = new LedgerFigures(2, 2, 1, 1, 1, 2);
+
+        assertThat(Tally.asExpected(Expectation.EXACTLY_ONCE, clean, once)).isTrue();
+        assertThat(Tally.asExpected(Expectation.EXACTLY_ONCE, clean, twice)).isFalse();
+        assertThat(Tally.asExpected(Expectation.DUPLICATES_LEDGER_ENTRIES, clean, twice)).isTrue();
+        assertThat(Tally.asExpected(Expectation.DUPLICATES_LEDGER_ENTRIES, clean, once)).isFalse();
+        assertThat(Tally.asExpected(Expectation.DUPLICATES_LEDGER_ENTRIES, clean, missing)).as("a lost event is not the lesson").isFalse();
+        Figures duplicateCharge = Tally.count(List.of(a, b), List.of(charge("a"), charge("a"), charge("b")));
+        assertThat(Tally.asExpected(Expectation.DUPLICATES_LEDGER_ENTRIES, duplicateCharge, twice))
+                .as("the HTTP side must be exactly once for the row to be about the consumer").isFalse();
+    }
 }

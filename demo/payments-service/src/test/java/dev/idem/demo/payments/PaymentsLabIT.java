@@ -6,6 +6,8 @@ import dev.idem.demo.gateway.CardGatewayMain;
 import dev.idem.demo.lab.Components;
 import dev.idem.demo.lab.Expectation;
 import dev.idem.demo.lab.Figures;
+import dev.idem.demo.lab.LedgerFigures;
+import dev.idem.demo.ledger.LedgerConsumerMain;
 import dev.idem.demo.lab.JavaApp;
 import dev.idem.demo.lab.Lab;
 import dev.idem.demo.lab.LabReport;
@@ -37,7 +39,9 @@ import org.junit.jupiter.api.io.TempDir;
  * payments service, the real card gateway and fault proxy in their own JVMs, real SIGKILLs and
  * restarts, on SQLite and on PostgreSQL. The idempotent rows lose and duplicate nothing and reply
  * identically per key; each naive row shows the failure it exists to show. All counted by the lab
- * from the gateway's ledger.
+ * from the gateway's ledger. The messaging rows add a real Kafka broker and the ledger consumer,
+ * killed once after its database commit and before its offset commit: without the inbox the
+ * redelivered batch is applied twice, with it every payment has exactly one entry.
  */
 class PaymentsLabIT {
     private static final int PAYMENTS = 24;
@@ -89,7 +93,9 @@ class PaymentsLabIT {
         Components components = new Components(
                 JavaApp.mainClass("card gateway", JavaApp.SMALL_JVM, classPath, CardGatewayMain.class.getName()),
                 JavaApp.jar("payments service", JavaApp.SERVICE_JVM, ServiceProcess.jar()),
-                JavaApp.mainClass("fault proxy", JavaApp.SMALL_JVM, classPath, FaultProxyMain.class.getName()));
+                JavaApp.mainClass("fault proxy", JavaApp.SMALL_JVM, classPath, FaultProxyMain.class.getName()),
+                JavaApp.mainClass("ledger consumer", JavaApp.SMALL_JVM, classPath, LedgerConsumerMain.class.getName()),
+                Path.of(System.getProperty("kafka.broker.classpath", "target/kafka-broker.classpath")));
         LabSettings settings = new LabSettings(PAYMENTS, 4, 1, 7, db, out, Scenarios.all());
         ByteArrayOutputStream printed = new ByteArrayOutputStream();
         LabReport report = new Lab(settings, components, new PrintStream(printed, true, StandardCharsets.UTF_8)).run();
@@ -125,6 +131,15 @@ class PaymentsLabIT {
         assertThat(byId.get("idem-lossy").proxyStats().get("responsesDropped")).as("idem-lossy: responses were lost").isPositive();
         assertThat(byId.get("idem-double-click").figures().requestsSent()).as("idem-double-click: concurrent sends")
                 .isGreaterThanOrEqualTo(2 * PAYMENTS);
+        LedgerFigures naive = byId.get("ledger-no-inbox").ledger();
+        assertThat(naive.consumerKills()).as("ledger-no-inbox: the consumer was killed after its commit").isEqualTo(1);
+        assertThat(naive.duplicatedEntries()).as("ledger-no-inbox: the redelivered batch was applied again").isPositive();
+        assertThat(naive.missing()).as("ledger-no-inbox: nothing lost").isZero();
+        LedgerFigures inbox = byId.get("ledger-inbox").ledger();
+        assertThat(inbox.consumerKills()).as("ledger-inbox: the consumer was killed after its commit").isEqualTo(1);
+        assertThat(inbox.entries()).as("ledger-inbox: one entry per payment").isEqualTo(PAYMENTS);
+        assertThat(inbox.duplicatedEntries()).as("ledger-inbox: applied twice").isZero();
+        assertThat(inbox.missing()).as("ledger-inbox: missing").isZero();
         assertThat(report.allAsExpected()).as("every row shows what it exists to show").isTrue();
     }
 
