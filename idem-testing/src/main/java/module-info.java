@@ -1,6 +1,7 @@
 /**
  * Contract suites every idem store must pass, a non-durable store for unit tests, the real-service
- * resolver, and a real Kafka broker ({@code KafkaBroker}, which needs kafka-clients at run time).
+ * resolver, the broker suites' ledger table ({@code Ledger}), and a real Kafka broker
+ * ({@code KafkaBroker}, which needs kafka-clients at run time).
  */
 @SuppressWarnings("requires-automatic") // kafka-clients names no module: kafka.clients comes from its jar's file name
 module dev.idem.testing {

@@ -1,5 +1,6 @@
 package dev.idem.nats;
 
+import dev.idem.jdbc.BrokerBatch;
 import dev.idem.jdbc.Inbox;
 import dev.idem.jdbc.InboxMessage;
 import dev.idem.jdbc.InboxOutcome;
@@ -16,7 +17,6 @@ import io.nats.client.impl.NatsMessage;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -93,6 +93,8 @@ public final class NatsInboxConsumer implements AutoCloseable {
     private final NatsMessageHandler handler;
     private final NatsConsumerListener listener;
     private final AckHook beforeAck;
+    private final BrokerBatch<Message> batches;
+    private final JetStreamAnswers answers = new JetStreamAnswers();
 
     private final AtomicLong acknowledged = new AtomicLong();
     private final AtomicLong naks = new AtomicLong();
@@ -125,6 +127,7 @@ public final class NatsInboxConsumer implements AutoCloseable {
         this.handler = b.handler;
         this.listener = b.listener;
         this.beforeAck = b.beforeAck;
+        this.batches = new BrokerBatch<>(inbox, consumerName, handler::handle);
     }
 
     public static Builder builder(Inbox inbox) {
@@ -262,9 +265,10 @@ public final class NatsInboxConsumer implements AutoCloseable {
                 if (connection.getStatus() == Connection.Status.CLOSED) {
                     throw new IllegalStateException("the NATS connection is closed");
                 }
-                List<Message> fetched = subscription.fetch(batchSize, fetchWait);
+                // Only JetStream messages can be acknowledged; anything else a fetch returns is passed over.
+                List<Message> fetched = subscription.fetch(batchSize, fetchWait).stream().filter(Message::isJetStream).toList();
                 if (!fetched.isEmpty()) {
-                    handle(fetched);
+                    batches.process(fetched, answers);
                 }
             }
         } catch (Throwable e) {
@@ -287,92 +291,81 @@ public final class NatsInboxConsumer implements AutoCloseable {
         }
     }
 
-    private void handle(List<Message> fetched) throws Exception {
-        List<InboxMessage> messages = new ArrayList<>(fetched.size());
-        List<Message> claimed = new ArrayList<>(fetched.size());
-        Map<String, Message> firstById = new HashMap<>();
-        for (Message m : fetched) {
-            if (!m.isJetStream()) {
-                continue;
-            }
-            String id;
-            InboxMessage message;
-            try {
-                id = messageIds.messageId(m);
-                if (id == null || id.isEmpty()) {
-                    refuse(m, "it has no message id: no Nats-Msg-Id header and nothing the consumer's MessageIdExtractor accepts");
-                    continue;
-                }
-                message = InboxMessage.of(id, m.getData() == null ? new byte[0] : m.getData(), headersOf(m));
-            } catch (RuntimeException e) {
-                refuse(m, "its message id is unusable (" + e.getMessage() + ")");
-                continue;
-            }
-            messages.add(message);
-            claimed.add(m);
-            firstById.putIfAbsent(id, m);
+    /** The answers to JetStream, one call per message; they keep no state, so one serves every fetch. */
+    private final class JetStreamAnswers implements BrokerBatch.Broker<Message> {
+
+        @Override
+        public String messageId(Message m) {
+            return messageIds.messageId(m);
         }
-        if (messages.isEmpty()) {
-            return;
+
+        @Override
+        public byte[] body(Message m) {
+            return m.getData();
         }
-        List<InboxOutcome> outcomes;
-        try {
-            outcomes = inbox.processBatch(consumerName, messages, (c, m) -> handler.handle(c, firstById.get(m.id())));
-        } catch (RuntimeException e) {
+
+        @Override
+        public Map<String, String> headers(Message m) {
+            return headersOf(m);
+        }
+
+        @Override
+        public String missingIdHint() {
+            return "no Nats-Msg-Id header and nothing the consumer's MessageIdExtractor accepts";
+        }
+
+        @Override
+        public void refuse(Message m, String reason) {
+            String text = "consumer " + consumerName + " refused a message on stream '" + stream + "' (stream sequence "
+                    + m.metaData().streamSequence() + "): " + reason + ". It was terminated (term): JetStream will not redeliver it.";
+            LOG.log(System.Logger.Level.WARNING, text);
+            m.term();
+            refused.incrementAndGet();
+            terminated.incrementAndGet();
+            Guard.run(() -> listener.refused(stream, m, text));
+        }
+
+        @Override
+        public void storeFailed(List<Message> claimed, RuntimeException e) throws InterruptedException {
             // Nothing committed, nothing counted: give the database a moment, then let JetStream redeliver.
             Guard.run(() -> listener.storeFailed(stream, claimed.size(), e));
             LOG.log(System.Logger.Level.WARNING, "consumer " + consumerName + " on stream '" + stream + "': the inbox failed (" + e
                     + "); " + claimed.size() + " messages are nak'ed after " + storeFailureBackoff);
             LOG.log(System.Logger.Level.DEBUG, "the inbox's failure", e);
             pause(storeFailureBackoff);
-            for (Message m : claimed) {
-                nak(m);
-            }
-            return;
         }
-        beforeAck.beforeAck(connection, claimed);
-        for (int i = 0; i < claimed.size(); i++) {
-            Message m = claimed.get(i);
-            InboxOutcome outcome = outcomes.get(i);
-            switch (outcome.status()) {
-                case PROCESSED, DUPLICATE -> ackSync(m);
-                case QUARANTINED -> {
-                    m.term();
-                    terminated.incrementAndGet();
-                }
-                case FAILED -> nak(m);
-                default -> throw new IllegalStateException("unknown outcome " + outcome);
+
+        @Override
+        public void committed(List<Message> claimed) throws Exception {
+            beforeAck.beforeAck(connection, claimed);
+        }
+
+        @Override
+        public void ack(Message m) throws InterruptedException {
+            try {
+                m.ackSync(ackTimeout);
+                acknowledged.incrementAndGet();
+            } catch (TimeoutException e) {
+                // JetStream redelivers it after AckWait; the inbox will answer DUPLICATE.
+                Guard.run(() -> listener.ackFailed(stream, m, e));
             }
         }
-    }
 
-    private void ackSync(Message m) throws InterruptedException {
-        try {
-            m.ackSync(ackTimeout);
-            acknowledged.incrementAndGet();
-        } catch (TimeoutException e) {
-            // JetStream redelivers it after AckWait; the inbox will answer DUPLICATE.
-            Guard.run(() -> listener.ackFailed(stream, m, e));
+        @Override
+        public void quarantined(Message m) {
+            m.term();
+            terminated.incrementAndGet();
         }
-    }
 
-    private void nak(Message m) {
-        if (nakDelay.isZero()) {
-            m.nak();
-        } else {
-            m.nakWithDelay(nakDelay);
+        @Override
+        public void redeliver(Message m) {
+            if (nakDelay.isZero()) {
+                m.nak();
+            } else {
+                m.nakWithDelay(nakDelay);
+            }
+            naks.incrementAndGet();
         }
-        naks.incrementAndGet();
-    }
-
-    private void refuse(Message m, String reason) {
-        String text = "consumer " + consumerName + " refused a message on stream '" + stream + "' (stream sequence "
-                + m.metaData().streamSequence() + "): " + reason + ". It was terminated (term): JetStream will not redeliver it.";
-        LOG.log(System.Logger.Level.WARNING, text);
-        m.term();
-        refused.incrementAndGet();
-        terminated.incrementAndGet();
-        Guard.run(() -> listener.refused(stream, m, text));
     }
 
     private void pause(Duration d) throws InterruptedException {

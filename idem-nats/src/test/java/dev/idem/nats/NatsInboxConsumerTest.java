@@ -59,7 +59,7 @@ class NatsInboxConsumerTest extends NatsTestSupport {
         assertThat(batches.get(0)).hasSize(12);
         assertThat(Collections.frequency(batches.get(0), id(5))).as("copies of m-5 in the first fetch").isEqualTo(3);
         assertThat(runsOf5.get()).as("handler runs for m-5").isEqualTo(1);
-        assertLedgerExactlyOnce(10);
+        ledger.assertExactlyOnce(10);
         assertThat(counts.duplicates.get()).isEqualTo(2);
         assertThat(settled(s[0], "ledger")).isTrue();
     }
@@ -85,7 +85,7 @@ class NatsInboxConsumerTest extends NatsTestSupport {
         await("both durables settled everything", Duration.ofSeconds(60),
                 () -> a.acknowledged() == n && b.acknowledged() == n && settled(s[0], "a") && settled(s[0], "b"));
 
-        assertLedgerExactlyOnce(n);
+        ledger.assertExactlyOnce(n);
         assertThat(lockWaitsSeen.get()).as("m-0 ran while the other consumer's claim waited").isEqualTo(1);
         assertThat(counts.processed.get()).isEqualTo(n);
         assertThat(counts.duplicates.get()).isEqualTo(n);
@@ -112,9 +112,9 @@ class NatsInboxConsumerTest extends NatsTestSupport {
                 }).build().start());
         publish(s[1], ids(100), NatsTestSupport::amountOf);
         await("99 booked, the poison quarantined, everything settled", Duration.ofSeconds(60),
-                () -> ledgerRows() == 99 && counts.quarantined.get() == 1 && settled(s[0], "ledger"));
+                () -> ledger.rows() == 99 && counts.quarantined.get() == 1 && settled(s[0], "ledger"));
 
-        assertThat(query("SELECT count(*) FROM ledger WHERE message_id = 'm-42'")).isZero();
+        assertThat(ledger.rows("m-42")).isZero();
         assertThat(c.naks()).as("attempts 1 and 2 were nak'ed").isEqualTo(2);
         assertThat(c.terminated()).as("attempt 3 quarantined and terminated it").isEqualTo(1);
         assertThat(c.acknowledged()).isEqualTo(99);
@@ -141,13 +141,13 @@ class NatsInboxConsumerTest extends NatsTestSupport {
         assertThat(c.replay(id(42), fixed).status()).isEqualTo(InboxOutcome.Status.DUPLICATE);
         assertThat(replayed.get().getSubject()).isEqualTo(s[1]);
         assertThat(MessageIdExtractor.natsMsgId().messageId(replayed.get())).isEqualTo(id(42));
-        assertLedgerExactlyOnce(100);
+        ledger.assertExactlyOnce(100);
         assertThat(inbox.listQuarantined("ledger", 10)).isEmpty();
 
         // Once replayed, a later delivery of the id is a plain duplicate.
         publishUntilStored(s[1], id(42), amountOf(id(42)));
         await("the late repeat was acked", Duration.ofSeconds(30), () -> c.acknowledged() == 100 && settled(s[0], "ledger"));
-        assertLedgerExactlyOnce(100);
+        ledger.assertExactlyOnce(100);
     }
 
     @Test
@@ -169,8 +169,8 @@ class NatsInboxConsumerTest extends NatsTestSupport {
         await("two booked, one refused, all settled", Duration.ofSeconds(30),
                 () -> c.acknowledged() == 2 && c.refused() == 1 && settled(s[0], "ledger"));
 
-        assertLedgerExactlyOnce(2);
-        assertThat(query("SELECT count(*) FROM ledger WHERE message_id = '" + s[0] + ":" + sequence + "'")).isEqualTo(1);
+        ledger.assertExactlyOnce(2);
+        assertThat(ledger.rows(s[0] + ":" + sequence)).isEqualTo(1);
         assertThat(reasons).hasSize(1);
         assertThat(reasons.get(0)).contains("message id is unusable").contains("1-255 characters, was 300").contains(s[0])
                 .contains("term").doesNotContain("xxxx");
@@ -205,7 +205,7 @@ class NatsInboxConsumerTest extends NatsTestSupport {
         assertThat(storeFailures.get()).as("deliveries that met a failing database").isEqualTo(3);
         assertThat(c.naks()).isEqualTo(3);
         assertThat(counts.failed.get()).as("attempts the inbox could count").isZero();
-        assertThat(ledgerRows()).isZero();
+        assertThat(ledger.rows()).isZero();
     }
 
     @Test

@@ -71,7 +71,7 @@ class NatsRedeliveryTest extends NatsTestSupport {
 
         NatsInboxConsumer c = closeLater(consumer(inbox, nats, stream, handler).build());
         c.start();
-        await("every message is settled", Duration.ofSeconds(90), () -> ledgerRows() == MESSAGES && settled(stream, "ledger"));
+        await("every message is settled", Duration.ofSeconds(90), () -> ledger.rows() == MESSAGES && settled(stream, "ledger"));
         c.close();
 
         System.out.printf("NATS JetStream: %d messages + %d producer retries; killed batches of %d and %d messages; %d duplicates, "
@@ -79,7 +79,7 @@ class NatsRedeliveryTest extends NatsTestSupport {
                 MESSAGES, retries.size(), killedA.size(), killedB.size(), counts.duplicates.get(), counts.failed.get(),
                 a.acknowledged() + b.acknowledged() + c.acknowledged(), a.acknowledged(), b.acknowledged(), c.acknowledged(),
                 a.naks() + b.naks() + c.naks());
-        assertLedgerExactlyOnce(MESSAGES);
+        ledger.assertExactlyOnce(MESSAGES);
         assertThat(counts.processed.get()).as("PROCESSED outcomes").isEqualTo(MESSAGES);
         assertThat(counts.duplicates.get()).as("DUPLICATE outcomes: every retry and every message of the killed batches")
                 .isGreaterThanOrEqualTo(retries.size() + killedA.size() + killedB.size() - 10L);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idem.jdbc.Inbox;
 import dev.idem.jdbc.InboxListener;
+import dev.idem.testing.Ledger;
 import dev.idem.testing.RealServices;
 import dev.idem.testing.TestDatabase;
 import io.nats.client.Connection;
@@ -17,7 +18,6 @@ import io.nats.client.api.StorageType;
 import io.nats.client.api.StreamConfiguration;
 import io.nats.client.impl.NatsMessage;
 import java.nio.charset.StandardCharsets;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -40,6 +40,7 @@ import org.junit.jupiter.api.BeforeEach;
  */
 abstract class NatsTestSupport {
     protected TestDatabase db;
+    protected Ledger ledger;
     protected Connection nats;
     protected JetStreamManagement jsm;
     protected JetStream js;
@@ -53,7 +54,7 @@ abstract class NatsTestSupport {
         jsm = nats.jetStreamManagement();
         js = nats.jetStream();
         db = RealServices.postgres();
-        sql("CREATE TABLE ledger (message_id TEXT NOT NULL, amount BIGINT NOT NULL)");
+        ledger = Ledger.create(db.dataSource());
     }
 
     @AfterEach
@@ -93,24 +94,9 @@ abstract class NatsTestSupport {
         }
     }
 
-    protected long ledgerRows() throws SQLException {
-        return query("SELECT count(*) FROM ledger");
-    }
-
     /** The handler every test books with: one ledger row, keyed by the message id the consumer used, with the amount in the data. */
     protected static void book(java.sql.Connection c, Message m) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO ledger (message_id, amount) VALUES (?, ?)")) {
-            ps.setString(1, MessageIdExtractor.standard().messageId(m));
-            ps.setLong(2, Long.parseLong(new String(m.getData(), StandardCharsets.UTF_8)));
-            ps.executeUpdate();
-        }
-    }
-
-    /** Asserts the ledger holds exactly n rows, n distinct ids, with amounts 1..n. */
-    protected void assertLedgerExactlyOnce(int n) throws SQLException {
-        assertThat(ledgerRows()).as("ledger rows").isEqualTo(n);
-        assertThat(query("SELECT count(DISTINCT message_id) FROM ledger")).as("distinct messages in the ledger").isEqualTo(n);
-        assertThat(query("SELECT coalesce(sum(amount), 0) FROM ledger")).as("sum of amounts").isEqualTo((long) n * (n + 1) / 2);
+        Ledger.book(c, MessageIdExtractor.standard().messageId(m), Long.parseLong(new String(m.getData(), StandardCharsets.UTF_8)));
     }
 
     // ---- JetStream --------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ import com.rabbitmq.client.Delivery;
 import com.rabbitmq.client.Envelope;
 import com.rabbitmq.client.Recoverable;
 import com.rabbitmq.client.ShutdownSignalException;
+import dev.idem.jdbc.BrokerBatch;
 import dev.idem.jdbc.Inbox;
 import dev.idem.jdbc.InboxMessage;
 import dev.idem.jdbc.InboxOutcome;
@@ -101,6 +102,7 @@ public final class RabbitInboxConsumer implements AutoCloseable {
     private final RabbitConsumerListener listener;
     private final Duration storeFailureBackoff;
     private final AckHook beforeAck;
+    private final BrokerBatch<Delivery> batches;
 
     private final BlockingQueue<Delivery> arrived = new LinkedBlockingQueue<>();
     private final AtomicLong acknowledged = new AtomicLong();
@@ -129,6 +131,7 @@ public final class RabbitInboxConsumer implements AutoCloseable {
         this.listener = b.listener;
         this.storeFailureBackoff = b.storeFailureBackoff;
         this.beforeAck = b.beforeAck;
+        this.batches = new BrokerBatch<>(inbox, consumerName, handler::handle);
     }
 
     public static Builder builder(Inbox inbox) {
@@ -302,7 +305,7 @@ public final class RabbitInboxConsumer implements AutoCloseable {
                 List<Delivery> batch = new ArrayList<>(prefetch);
                 batch.add(first);
                 arrived.drainTo(batch, prefetch - 1);
-                handle(batch);
+                batches.process(batch, new ChannelBatch(channel));
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -322,76 +325,98 @@ public final class RabbitInboxConsumer implements AutoCloseable {
         }
     }
 
-    private void handle(List<Delivery> batch) throws Exception {
-        Channel ch = channel;
-        List<InboxMessage> messages = new ArrayList<>(batch.size());
-        List<Delivery> claimed = new ArrayList<>(batch.size());
-        Map<String, Delivery> firstById = new HashMap<>();
-        for (Delivery d : batch) {
-            String id;
-            InboxMessage message;
-            try {
-                id = messageIds.messageId(d);
-                if (id == null || id.isEmpty()) {
-                    refuse(ch, d, "it has no message id: no AMQP message-id property and nothing the consumer's "
-                            + "MessageIdExtractor accepts; publish it with a message id that stays the same on every retry");
-                    continue;
-                }
-                message = InboxMessage.of(id, d.getBody() == null ? new byte[0] : d.getBody(), headersOf(d));
-            } catch (RuntimeException e) {
-                refuse(ch, d, "its message id is unusable (" + e.getMessage() + ")");
-                continue;
-            }
-            messages.add(message);
-            claimed.add(d);
-            firstById.putIfAbsent(id, d);
+    /**
+     * One batch's answers on the consumer's channel. Settled deliveries are collected and acknowledged
+     * with one multiple-ack at the end; failed ones are nack'ed (requeued) one by one as they come.
+     */
+    private final class ChannelBatch implements BrokerBatch.Broker<Delivery> {
+        private final Channel ch;
+        private long lastAck = -1;
+        private int acks;
+
+        ChannelBatch(Channel ch) {
+            this.ch = ch;
         }
-        if (messages.isEmpty()) {
-            return;
+
+        @Override
+        public String messageId(Delivery d) {
+            return messageIds.messageId(d);
         }
-        List<InboxOutcome> outcomes;
-        try {
-            outcomes = inbox.processBatch(consumerName, messages, (c, m) -> handler.handle(c, firstById.get(m.id())));
-        } catch (RuntimeException e) {
+
+        @Override
+        public byte[] body(Delivery d) {
+            return d.getBody();
+        }
+
+        @Override
+        public Map<String, String> headers(Delivery d) {
+            return headersOf(d);
+        }
+
+        @Override
+        public String missingIdHint() {
+            return "no AMQP message-id property and nothing the consumer's MessageIdExtractor accepts; "
+                    + "publish it with a message id that stays the same on every retry";
+        }
+
+        @Override
+        public void refuse(Delivery d, String reason) throws IOException {
+            String text = "consumer " + consumerName + " refused a delivery on queue '" + queue + "' (delivery tag "
+                    + d.getEnvelope().getDeliveryTag() + "): " + reason + ". It was rejected without requeue "
+                    + "(dead-lettered if the queue has a dead-letter exchange).";
+            LOG.log(System.Logger.Level.WARNING, text);
+            ch.basicReject(d.getEnvelope().getDeliveryTag(), false);
+            refused.incrementAndGet();
+            Guard.run(() -> listener.refused(queue, d, text));
+        }
+
+        @Override
+        public void storeFailed(List<Delivery> claimed, RuntimeException e) throws InterruptedException {
             // Nothing committed, nothing counted: give the database a moment, then let the broker redeliver.
             Guard.run(() -> listener.storeFailed(queue, claimed.size(), e));
             LOG.log(System.Logger.Level.WARNING, "consumer " + consumerName + " on queue '" + queue + "': the inbox failed ("
                     + e + "); " + claimed.size() + " deliveries go back to the queue after " + storeFailureBackoff);
             LOG.log(System.Logger.Level.DEBUG, "the inbox's failure", e);
             pause(storeFailureBackoff);
+        }
+
+        @Override
+        public void redeliverAll(List<Delivery> claimed) throws IOException {
             ch.basicNack(maxTag(claimed), true, true);
             requeued.addAndGet(claimed.size());
-            return;
         }
-        beforeAck.beforeAck(ch, claimed);
-        long lastAck = -1;
-        int acks = 0;
-        for (int i = 0; i < claimed.size(); i++) {
-            long tag = claimed.get(i).getEnvelope().getDeliveryTag();
-            if (outcomes.get(i).settled()) {
-                lastAck = Math.max(lastAck, tag);
-                acks++;
-            } else {
-                ch.basicNack(tag, false, true);
-                requeued.incrementAndGet();
+
+        @Override
+        public void committed(List<Delivery> claimed) throws Exception {
+            beforeAck.beforeAck(ch, claimed);
+        }
+
+        @Override
+        public void ack(Delivery d) {
+            lastAck = Math.max(lastAck, d.getEnvelope().getDeliveryTag());
+            acks++;
+        }
+
+        @Override
+        public void quarantined(Delivery d) {
+            ack(d);  // the inbox keeps the message; the queue may forget it
+        }
+
+        @Override
+        public void redeliver(Delivery d) throws IOException {
+            ch.basicNack(d.getEnvelope().getDeliveryTag(), false, true);
+            requeued.incrementAndGet();
+        }
+
+        @Override
+        public void settled() throws IOException {
+            if (acks > 0) {
+                // Every delivery up to lastAck that is still unacknowledged on this channel belongs to this
+                // batch and is settled: the refused and failed ones were answered above, earlier batches before.
+                ch.basicAck(lastAck, true);
+                acknowledged.addAndGet(acks);
             }
         }
-        if (acks > 0) {
-            // Every delivery up to lastAck that is still unacknowledged on this channel belongs to this
-            // batch and is settled: the refused and failed ones were answered above, earlier batches before.
-            ch.basicAck(lastAck, true);
-            acknowledged.addAndGet(acks);
-        }
-    }
-
-    private void refuse(Channel ch, Delivery d, String reason) throws IOException {
-        String text = "consumer " + consumerName + " refused a delivery on queue '" + queue + "' (delivery tag "
-                + d.getEnvelope().getDeliveryTag() + "): " + reason + ". It was rejected without requeue "
-                + "(dead-lettered if the queue has a dead-letter exchange).";
-        LOG.log(System.Logger.Level.WARNING, text);
-        ch.basicReject(d.getEnvelope().getDeliveryTag(), false);
-        refused.incrementAndGet();
-        Guard.run(() -> listener.refused(queue, d, text));
     }
 
     private static long maxTag(List<Delivery> deliveries) {

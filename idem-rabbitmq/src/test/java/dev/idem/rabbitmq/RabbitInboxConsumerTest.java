@@ -75,7 +75,7 @@ class RabbitInboxConsumerTest extends RabbitTestSupport {
         assertThat(batches.get(1)).hasSize(11);
         assertThat(Collections.frequency(batches.get(1), id(5))).as("copies of m-5 in the second batch").isEqualTo(3);
         assertThat(runsOf5.get()).as("handler runs for m-5").isEqualTo(1);
-        assertLedgerExactlyOnce(10);
+        ledger.assertExactlyOnce(10);
         assertThat(counts.duplicates.get()).isEqualTo(2);
         assertThat(ready(queue)).isZero();
     }
@@ -108,7 +108,7 @@ class RabbitInboxConsumerTest extends RabbitTestSupport {
         publish(exchange, "", ids, RabbitTestSupport::amountOf);
         await("both consumers acknowledged everything", Duration.ofSeconds(60), () -> a.acknowledged() == n && b.acknowledged() == n);
 
-        assertLedgerExactlyOnce(n);
+        ledger.assertExactlyOnce(n);
         assertThat(lockWaitsSeen.get()).as("m-0 ran while the other consumer's claim waited").isEqualTo(1);
         assertThat(counts.processed.get()).isEqualTo(n);
         assertThat(counts.duplicates.get()).isEqualTo(n);
@@ -140,9 +140,9 @@ class RabbitInboxConsumerTest extends RabbitTestSupport {
         }
         publish("", q[0], ids, RabbitTestSupport::amountOf);
         await("99 booked and the poison quarantined", Duration.ofSeconds(60),
-                () -> ledgerRows() == 99 && counts.quarantined.get() == 1 && c.acknowledged() == 100);
+                () -> ledger.rows() == 99 && counts.quarantined.get() == 1 && c.acknowledged() == 100);
 
-        assertThat(query("SELECT count(*) FROM ledger WHERE message_id = 'm-42'")).isZero();
+        assertThat(ledger.rows("m-42")).isZero();
         assertThat(c.requeued()).as("attempts 1 and 2 went back to the queue").isEqualTo(2);
         assertThat(counts.failed.get()).isEqualTo(2);
         QuarantinedMessage poison = inbox.findQuarantined("ledger", id(42)).orElseThrow();
@@ -169,13 +169,13 @@ class RabbitInboxConsumerTest extends RabbitTestSupport {
         assertThat(c.replay(id(42), fixed).status()).isEqualTo(InboxOutcome.Status.DUPLICATE);
         assertThat(replayed.get().getProperties().getMessageId()).isEqualTo(id(42));
         assertThat(replayed.get().getEnvelope().isRedeliver()).isTrue();
-        assertLedgerExactlyOnce(100);
+        ledger.assertExactlyOnce(100);
         assertThat(inbox.listQuarantined("ledger", 10)).isEmpty();
 
         // Once replayed, a later delivery of the id is a plain duplicate.
         publish("", q[0], List.of(id(42)), RabbitTestSupport::amountOf);
         await("the late repeat was acknowledged", Duration.ofSeconds(30), () -> c.acknowledged() == 102);
-        assertLedgerExactlyOnce(100);
+        ledger.assertExactlyOnce(100);
     }
 
     @Test
@@ -203,7 +203,7 @@ class RabbitInboxConsumerTest extends RabbitTestSupport {
         await("two booked, two refused", Duration.ofSeconds(30), () -> c.acknowledged() == 2 && c.refused() == 2);
         await("the refused are dead-lettered", Duration.ofSeconds(30), () -> ready(q[1]) == 2);
 
-        assertLedgerExactlyOnce(2);
+        ledger.assertExactlyOnce(2);
         assertThat(reasons).hasSize(2);
         assertThat(reasons.get(0)).contains("no message id").contains(q[0]).contains("dead-letter");
         assertThat(reasons.get(1)).contains("message id is unusable").contains("1-255 characters, was 300").doesNotContain("xxxx");
@@ -233,7 +233,7 @@ class RabbitInboxConsumerTest extends RabbitTestSupport {
         assertThat(storeFailures.get()).as("deliveries that met a failing database").isEqualTo(3);
         assertThat(c.requeued()).isEqualTo(3);
         assertThat(counts.failed.get()).as("attempts the inbox could count").isZero();
-        assertThat(ledgerRows()).isZero();
+        assertThat(ledger.rows()).isZero();
         try (Channel ch = broker.createChannel()) {
             GetResponse dead = ch.basicGet(q[1], true);
             assertThat(dead.getProps().getMessageId()).isEqualTo(id(0));
@@ -266,9 +266,9 @@ class RabbitInboxConsumerTest extends RabbitTestSupport {
         assertThat(first.acknowledged()).as("the batch in progress was finished and acked").isBetween(1L, 5L);
 
         RabbitInboxConsumer second = closeLater(consumer(inbox, queue).prefetch(25).handler(RabbitTestSupport::book).build().start());
-        await("the rest is booked", Duration.ofSeconds(30), () -> ledgerRows() == 50 && ready(queue) == 0);
+        await("the rest is booked", Duration.ofSeconds(30), () -> ledger.rows() == 50 && ready(queue) == 0);
         await("everything acked", Duration.ofSeconds(30), () -> first.acknowledged() + second.acknowledged() == 50);
-        assertLedgerExactlyOnce(50);
+        ledger.assertExactlyOnce(50);
         assertThat(counts.duplicates.get()).isZero();
     }
 

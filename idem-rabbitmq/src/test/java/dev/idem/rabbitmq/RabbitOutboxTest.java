@@ -10,8 +10,8 @@ import dev.idem.jdbc.Outbox;
 import dev.idem.jdbc.OutboxListener;
 import dev.idem.jdbc.OutboxMessage;
 import dev.idem.jdbc.OutboxRelay;
+import dev.idem.testing.Ledger;
 import java.nio.charset.StandardCharsets;
-import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -54,20 +54,14 @@ class RabbitOutboxTest extends RabbitTestSupport {
         String queue = classicQueue();
         Inbox inbox = inbox(b -> b);
         int events = 300;
-        long sum = 0;
         for (int i = 0; i < events; i++) {
             append("acct-" + (i % 10), i + 1);
-            sum += i + 1;
         }
         List<String> consumedIds = new CopyOnWriteArrayList<>();
         RabbitInboxConsumer consumer = closeLater(RabbitInboxConsumer.builder(inbox).connection(broker).queue(queue)
                 .consumerName("ledger").prefetch(100).handler((c, d) -> {
                     consumedIds.add(d.getProperties().getMessageId());
-                    try (PreparedStatement ps = c.prepareStatement("INSERT INTO ledger (message_id, amount) VALUES (?, ?)")) {
-                        ps.setString(1, d.getProperties().getMessageId());
-                        ps.setLong(2, Long.parseLong(new String(d.getBody(), StandardCharsets.UTF_8)));
-                        ps.executeUpdate();
-                    }
+                    Ledger.book(c, d.getProperties().getMessageId(), Long.parseLong(new String(d.getBody(), StandardCharsets.UTF_8)));
                 }).build().start());
 
         RabbitOutboxPublisher rabbit = closeLater(RabbitOutboxPublisher.builder(broker).routingKey(queue).build());
@@ -102,11 +96,9 @@ class RabbitOutboxTest extends RabbitTestSupport {
         await("the consumer settled every delivery", Duration.ofSeconds(60), () -> consumer.acknowledged() == events + 1);
 
         assertThat(consumedIds).as("the handler ran once per event").hasSize(events).doesNotHaveDuplicates();
-        assertThat(ledgerRows()).isEqualTo(events);
-        assertThat(query("SELECT count(DISTINCT message_id) FROM ledger")).isEqualTo(events);
-        assertThat(query("SELECT sum(amount) FROM ledger")).isEqualTo(sum);
+        ledger.assertExactlyOnce(events);
         assertThat(counts.duplicates.get()).as("the republished event was a duplicate").isEqualTo(1);
-        assertThat(query("SELECT count(*) FROM ledger WHERE message_id = '" + crashedIds.get(0) + "'")).isEqualTo(1);
+        assertThat(ledger.rows(crashedIds.get(0).toString())).isEqualTo(1);
         assertThat(ready(queue)).isZero();
     }
 

@@ -78,7 +78,7 @@ class RabbitRedeliveryTest extends RabbitTestSupport {
         c.start();
         long publishedMessages = publishes.size();
         await("every delivery is settled", Duration.ofSeconds(90),
-                () -> ledgerRows() == MESSAGES && a.acknowledged() + b.acknowledged() + c.acknowledged() >= publishedMessages
+                () -> ledger.rows() == MESSAGES && a.acknowledged() + b.acknowledged() + c.acknowledged() >= publishedMessages
                         && ready(queue) == 0);
         c.close();
         System.out.printf("RabbitMQ: %d messages + %d producer retries; killed batches of %d and %d deliveries; %d duplicates, %d failed attempts, %d acks (A/B/C %d/%d/%d), %d requeued%n",
@@ -86,7 +86,7 @@ class RabbitRedeliveryTest extends RabbitTestSupport {
                 a.acknowledged() + b.acknowledged() + c.acknowledged(), a.acknowledged(), b.acknowledged(), c.acknowledged(),
                 a.requeued() + b.requeued() + c.requeued());
 
-        assertLedgerExactlyOnce(MESSAGES);
+        ledger.assertExactlyOnce(MESSAGES);
         assertThat(counts.processed.get()).as("PROCESSED outcomes").isEqualTo(MESSAGES);
         // Every producer retry, and every delivery of the killed batches (committed, never acked), came back as a duplicate.
         assertThat(counts.duplicates.get()).as("DUPLICATE outcomes")

@@ -9,10 +9,10 @@ import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.Delivery;
 import dev.idem.jdbc.Inbox;
 import dev.idem.jdbc.InboxListener;
+import dev.idem.testing.Ledger;
 import dev.idem.testing.RealServices;
 import dev.idem.testing.TestDatabase;
 import java.nio.charset.StandardCharsets;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -34,6 +34,7 @@ import org.junit.jupiter.api.BeforeEach;
  */
 abstract class RabbitTestSupport {
     protected TestDatabase db;
+    protected Ledger ledger;
     protected Connection broker;
     protected Channel admin;
     protected final Counts counts = new Counts();
@@ -46,7 +47,7 @@ abstract class RabbitTestSupport {
         broker = RabbitBroker.connect("idem-test-admin");
         admin = broker.createChannel();
         db = RealServices.postgres();
-        sql("CREATE TABLE ledger (message_id TEXT NOT NULL, amount BIGINT NOT NULL)");
+        ledger = Ledger.create(db.dataSource());
     }
 
     @AfterEach
@@ -91,25 +92,11 @@ abstract class RabbitTestSupport {
         }
     }
 
-    protected long ledgerRows() throws SQLException {
-        return query("SELECT count(*) FROM ledger");
-    }
-
     /** The handler every test books with: one ledger row with the amount in the body. */
     protected static void book(java.sql.Connection c, Delivery d) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO ledger (message_id, amount) VALUES (?, ?)")) {
-            ps.setString(1, d.getProperties().getMessageId() != null ? d.getProperties().getMessageId()
-                    : String.valueOf(d.getProperties().getHeaders().get("message-id")));
-            ps.setLong(2, Long.parseLong(new String(d.getBody(), StandardCharsets.UTF_8)));
-            ps.executeUpdate();
-        }
-    }
-
-    /** Asserts the ledger holds exactly one row per id in {@code 0..n-1} ("m-<i>"), with amounts 1..n. */
-    protected void assertLedgerExactlyOnce(int n) throws SQLException {
-        assertThat(ledgerRows()).as("ledger rows").isEqualTo(n);
-        assertThat(query("SELECT count(DISTINCT message_id) FROM ledger")).as("distinct messages in the ledger").isEqualTo(n);
-        assertThat(query("SELECT coalesce(sum(amount), 0) FROM ledger")).as("sum of amounts").isEqualTo((long) n * (n + 1) / 2);
+        String id = d.getProperties().getMessageId() != null ? d.getProperties().getMessageId()
+                : String.valueOf(d.getProperties().getHeaders().get("message-id"));
+        Ledger.book(c, id, Long.parseLong(new String(d.getBody(), StandardCharsets.UTF_8)));
     }
 
     // ---- broker -----------------------------------------------------------------------------------------
