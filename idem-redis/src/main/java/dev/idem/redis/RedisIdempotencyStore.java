@@ -64,7 +64,9 @@ import java.util.function.Supplier;
  *     that expired and not yet removed by Redis, and deletes them early.</li>
  * <li><b>Keys.</b> A record's key is the prefix, a hash tag naming one of 256 shards, and a SHA-256
  *     of the scope and key: {@code idem:{3f}r:<43 base64url characters>}. Idempotency keys and scopes
- *     never appear in key names; a record and its shard's index share a hash slot.</li>
+ *     never appear in key names; a record and its shard's index share a hash slot, as Redis Cluster
+ *     requires of a script's keys. (The builder takes a standalone or Sentinel connection; a Lettuce
+ *     cluster client is not supported yet.)</li>
  * <li><b>Responses</b> are stored in the record's hash: status, headers in order (a length-prefixed
  *     encoding) and the body byte for byte, several MiB included.</li>
  * </ul>
@@ -165,6 +167,14 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
         List<Object> answer = run(CLAIM, ScriptOutputType.MULTI, id.scope(), keys.of(id).both(),
                 ascii(request.fingerprint().value()), number(request.lease().toMillis()),
                 number(request.retention().toMillis()), grace);
+        try {
+            return claimOutcome(answer);
+        } catch (RuntimeException e) {
+            throw unreadable("claim", id.scope(), e);
+        }
+    }
+
+    private static ClaimOutcome claimOutcome(List<Object> answer) {
         switch ((int) integer(answer.get(0))) {
             case ACQUIRED:
                 return new ClaimOutcome.Acquired(integer(answer.get(1)), (int) integer(answer.get(2)),
@@ -176,8 +186,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
             case MISMATCH:
                 return new ClaimOutcome.Mismatch();
             default:
-                throw StoreException.failed(NAME, "claim", id.scope(),
-                        new IllegalStateException("the claim script answered an unknown outcome " + answer.get(0)));
+                throw new IllegalStateException("the claim script answered an unknown outcome " + answer.get(0));
         }
     }
 
@@ -239,14 +248,28 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
         if (f.isEmpty()) {
             return Optional.empty();
         }
+        try {
+            return Optional.of(record(id, f));
+        } catch (RuntimeException e) {
+            throw unreadable("find", id.scope(), e);
+        }
+    }
+
+    private static IdempotencyRecord record(RecordKey id, List<Object> f) {
         RecordState state = "1".equals(text(f.get(0))) ? RecordState.COMPLETED : RecordState.IN_PROGRESS;
         Optional<StoredResponse> response = state == RecordState.COMPLETED
                 ? Optional.of(response(f.get(8), f.get(9), f.get(10)))
                 : Optional.empty();
-        return Optional.of(new IdempotencyRecord(id, Fingerprint.parse(text(f.get(3))), state,
+        return new IdempotencyRecord(id, Fingerprint.parse(text(f.get(3))), state,
                 Long.parseLong(text(f.get(1))), Integer.parseInt(text(f.get(2))),
                 Instant.ofEpochMilli(Long.parseLong(text(f.get(4)))), Instant.ofEpochMilli(Long.parseLong(text(f.get(5)))),
-                recoveryPoint(f.get(6), f.get(7)), response));
+                recoveryPoint(f.get(6), f.get(7)), response);
+    }
+
+    /** A record this store did not write (another program under the same prefix, a damaged value). */
+    private static StoreException unreadable(String operation, Scope scope, RuntimeException e) {
+        return StoreException.failed(NAME, operation, scope,
+                new IllegalStateException("the record in Redis is not one this store can read (" + e.getClass().getSimpleName() + ")", e));
     }
 
     /** Closes what the builder opened: the connection it made, and the client it made from a URI. */

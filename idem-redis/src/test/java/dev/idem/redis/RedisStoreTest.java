@@ -266,6 +266,22 @@ class RedisStoreTest {
     }
 
     @Test
+    @DisplayName("a value under the prefix that this store did not write is a StoreException, not a wrong answer")
+    void foreignValuesAreStoreExceptions() {
+        RecordKey damaged = id("damaged");
+        long later = System.currentTimeMillis() + 600_000;
+        redis.hset(recordKey(damaged), Map.of("s", "0", "t", "1", "a", "1", "f", "not-a-fingerprint",
+                "l", Long.toString(later), "e", Long.toString(later)));
+        assertThatThrownBy(() -> store.find(damaged)).isInstanceOf(StoreException.class)
+                .hasMessageContaining("find failed").hasMessageContaining("not one this store can read");
+
+        RecordKey wrongType = id("wrong-type");
+        redis.set(recordKey(wrongType), "a string, not a hash");
+        assertThatThrownBy(() -> claim(wrongType)).isInstanceOf(StoreException.class).hasMessageContaining("claim failed")
+                .hasMessageContaining("WRONGTYPE");
+    }
+
+    @Test
     @DisplayName("a server that does not answer makes build() throw StoreException")
     void unreachableServerIsAStoreException() throws IOException {
         int port;
