@@ -16,18 +16,22 @@ import dev.idem.spi.IdempotencyStore;
 import dev.idem.spi.RecordKey;
 import dev.idem.spi.RecordState;
 import dev.idem.spi.RecoveryPoint;
+import io.lettuce.core.LettuceFutures;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -418,13 +422,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
                 if (persistenceCheck == PersistenceCheck.REQUIRE_AOF) {
                     checkPersistence(redis);
                 }
-                for (LuaScript script : SCRIPTS) {
-                    String sha = redis.scriptLoad(script.text());
-                    if (!script.sha1().equals(sha)) {
-                        throw new IllegalStateException("Redis store: the server names script " + script.name()
-                                + " " + sha + ", not " + script.sha1());
-                    }
-                }
+                loadScripts(opened.connection());
                 return new RedisIdempotencyStore(opened.connection(), opened.closer(), keyPrefix);
             } catch (RuntimeException e) {
                 closeQuietly(opened, e);
@@ -432,6 +430,24 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
                     throw StoreException.failed(NAME, "connect", null, redisFailure);
                 }
                 throw e;
+            }
+        }
+
+        /** Sends every script's SCRIPT LOAD at once and then checks the answers: one round trip, not seven. */
+        private static void loadScripts(StatefulRedisConnection<byte[], byte[]> connection) {
+            RedisAsyncCommands<byte[], byte[]> async = connection.async();
+            List<RedisFuture<String>> loads = new ArrayList<>();
+            for (LuaScript script : SCRIPTS) {
+                loads.add(async.scriptLoad(script.text()));
+            }
+            long timeout = connection.getTimeout().toMillis();
+            for (int i = 0; i < SCRIPTS.size(); i++) {
+                String sha = LettuceFutures.awaitOrCancel(loads.get(i), timeout, TimeUnit.MILLISECONDS);
+                LuaScript script = SCRIPTS.get(i);
+                if (!script.sha1().equals(sha)) {
+                    throw new IllegalStateException("Redis store: the server names script " + script.name()
+                            + " " + sha + ", not " + script.sha1());
+                }
             }
         }
 
