@@ -5,9 +5,11 @@ import dev.idem.IdemListener;
 import dev.idem.InFlightPolicy;
 import dev.idem.Sweeper;
 import dev.idem.jdbc.JdbcIdempotencyStore;
+import dev.idem.redis.RedisIdempotencyStore;
 import dev.idem.spi.IdempotencyStore;
 import dev.idem.spring.internal.CompositeIdemListener;
 import dev.idem.spring.internal.NoIdempotencyStoreException;
+import dev.idem.spring.internal.RedisStores;
 import dev.idem.spring.internal.SweeperLifecycle;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.stream.Collectors;
@@ -18,14 +20,17 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
  * idem's engine for a Spring Boot application: a {@link JdbcIdempotencyStore} on the application's
  * {@link DataSource} (dialect detected, table created unless {@code idem.schema.initialize=false}),
+ * or with {@code idem.store=redis} a {@link RedisIdempotencyStore} at {@code idem.redis.url},
  * the {@link Idem} engine from {@code idem.*} properties, a {@link Sweeper} started and stopped with
  * the context, and a Micrometer listener when a {@link MeterRegistry} bean exists.
  *
@@ -45,6 +50,7 @@ public class IdemAutoConfiguration {
     /** The JDBC store on the application's DataSource; its table is created or upgraded unless {@code idem.schema.initialize=false}. */
     @Bean
     @ConditionalOnMissingBean(IdempotencyStore.class)
+    @ConditionalOnProperty(name = "idem.store", havingValue = "jdbc", matchIfMissing = true)
     @ConditionalOnSingleCandidate(DataSource.class)
     public JdbcIdempotencyStore idempotencyStore(DataSource dataSource, IdemProperties properties) {
         JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(dataSource).tableName(properties.getTableName()).build();
@@ -59,6 +65,10 @@ public class IdemAutoConfiguration {
     @ConditionalOnMissingBean
     public Idem idem(ObjectProvider<IdempotencyStore> store, ObjectProvider<IdemListener> listeners, IdemProperties properties) {
         IdempotencyStore chosen = store.getIfAvailable();
+        if (chosen == null && properties.getStore() == IdemProperties.Store.REDIS) {
+            throw new InvalidConfigurationPropertyValueException("idem.store", "redis",
+                    "needs dev.idem:idem-redis (with io.lettuce:lettuce-core) on the class path, or an IdempotencyStore bean");
+        }
         if (chosen == null) {
             throw new NoIdempotencyStoreException();
         }
@@ -94,6 +104,23 @@ public class IdemAutoConfiguration {
     @ConditionalOnBooleanProperty(name = "idem.sweeper.enabled", matchIfMissing = true)
     public SweeperLifecycle idemSweeperLifecycle(Sweeper sweeper) {
         return new SweeperLifecycle(sweeper);
+    }
+
+    /**
+     * The Redis store, with {@code idem.store=redis} and idem-redis on the class path. Its own client
+     * and connection, closed with the context; startup fails if the server does not persist records
+     * (unless {@code idem.redis.persistence-check=skip}).
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "dev.idem.redis.RedisIdempotencyStore")
+    @ConditionalOnProperty(name = "idem.store", havingValue = "redis")
+    static class Redis {
+
+        @Bean(destroyMethod = "close")
+        @ConditionalOnMissingBean(IdempotencyStore.class)
+        RedisIdempotencyStore redisIdempotencyStore(IdemProperties properties) {
+            return RedisStores.build(properties.getRedis());
+        }
     }
 
     /** Micrometer meters, when the application has a registry. */

@@ -60,8 +60,16 @@ public class IdemProperties implements InitializingBean {
      */
     private DataSize maxResponseBytes = DataSize.ofMegabytes(1);
 
+    /**
+     * Where records live: 'jdbc' in a table on the application's DataSource, or 'redis' on the server
+     * at idem.redis.url (needs dev.idem:idem-redis on the class path).
+     */
+    private Store store = Store.JDBC;
+
     /** Table of the JDBC store (a lower-case SQL identifier). */
     private String tableName = "idem_record";
+
+    private final Redis redis = new Redis();
 
     private final Schema schema = new Schema();
 
@@ -85,6 +93,62 @@ public class IdemProperties implements InitializingBean {
         REJECT,
         /** Wait up to max-wait for the result. */
         WAIT
+    }
+
+    /** Which store the starter builds. */
+    public enum Store {
+        /** A JdbcIdempotencyStore on the application's single DataSource. */
+        JDBC,
+        /** A RedisIdempotencyStore at idem.redis.url. */
+        REDIS
+    }
+
+    /** Settings of the Redis store (idem.store=redis). */
+    public static class Redis {
+        /** The server: redis://[user:password@]host:port[/database], rediss:// for TLS, or redis-sentinel://. */
+        private String url = "redis://127.0.0.1:6379";
+
+        /** Starts every key the store writes: 1 to 128 visible ASCII characters, no braces. */
+        private String keyPrefix = "idem:";
+
+        /**
+         * 'require-aof': startup fails unless the server keeps records on disk (appendonly yes,
+         * appendfsync always or everysec, no eviction). 'skip': no check, for a server known to persist
+         * whose CONFIG command is disabled (managed Redis) or a throwaway test server.
+         */
+        private PersistenceCheck persistenceCheck = PersistenceCheck.REQUIRE_AOF;
+
+        /** Whether startup checks that the server persists records. */
+        public enum PersistenceCheck {
+            /** Refuse a server that would forget records on restart. */
+            REQUIRE_AOF,
+            /** Do not check. */
+            SKIP
+        }
+
+        public String getUrl() {
+            return url;
+        }
+
+        public void setUrl(String url) {
+            this.url = url;
+        }
+
+        public String getKeyPrefix() {
+            return keyPrefix;
+        }
+
+        public void setKeyPrefix(String keyPrefix) {
+            this.keyPrefix = keyPrefix;
+        }
+
+        public PersistenceCheck getPersistenceCheck() {
+            return persistenceCheck;
+        }
+
+        public void setPersistenceCheck(PersistenceCheck persistenceCheck) {
+            this.persistenceCheck = persistenceCheck;
+        }
     }
 
     /** Schema settings. */
@@ -191,6 +255,8 @@ public class IdemProperties implements InitializingBean {
             token("idem.methods", method);
         }
         notNull("idem.default-policy", defaultPolicy);
+        notNull("idem.store", store);
+        notNull("idem.redis.persistence-check", redis.persistenceCheck);
         notNull("idem.in-flight", inFlight);
         positive("idem.lease", lease);
         if (lease.toMillis() < 1) {
@@ -337,12 +403,24 @@ public class IdemProperties implements InitializingBean {
         this.maxResponseBytes = maxResponseBytes;
     }
 
+    public Store getStore() {
+        return store;
+    }
+
+    public void setStore(Store store) {
+        this.store = store;
+    }
+
     public String getTableName() {
         return tableName;
     }
 
     public void setTableName(String tableName) {
         this.tableName = tableName;
+    }
+
+    public Redis getRedis() {
+        return redis;
     }
 
     public Schema getSchema() {

@@ -25,6 +25,7 @@ import org.junit.jupiter.api.Assumptions;
  * <li>PostgreSQL: {@code IDEM_PG_URL} (a JDBC URL), else 127.0.0.1:5432 (user postgres, database test)
  *     if it answers, else an embedded PostgreSQL (which refuses to run as root).</li>
  * <li>SQLite: a file in a fresh temporary folder.</li>
+ * <li>Redis: {@code IDEM_REDIS_URL} (a {@code redis://} URI), else 127.0.0.1:6379 if it answers.</li>
  * </ul>
  *
  * A service that cannot be found skips the test with a message naming it, unless
@@ -33,7 +34,9 @@ import org.junit.jupiter.api.Assumptions;
  */
 public final class RealServices {
     private static final String DEFAULT_PG_URL = "jdbc:postgresql://127.0.0.1:5432/test?user=postgres";
+    private static final String DEFAULT_REDIS_URI = "redis://127.0.0.1:6379";
     private static volatile String postgresUrl;
+    private static volatile String redisUri;
     private static Object embedded;
 
     private RealServices() {
@@ -90,6 +93,25 @@ public final class RealServices {
             postgresUrl = startEmbeddedPostgres();
         }
         return postgresUrl;
+    }
+
+    /**
+     * The {@code redis://} URI of the Redis server tests use; resolves it on first call. A string, so
+     * that this module needs no Redis client.
+     */
+    public static synchronized String redisUri() {
+        if (redisUri != null) {
+            return redisUri;
+        }
+        String configured = System.getenv("IDEM_REDIS_URL");
+        if (configured != null && !configured.isBlank()) {
+            redisUri = configured;
+        } else if (answers("127.0.0.1", 6379)) {
+            redisUri = DEFAULT_REDIS_URI;
+        } else {
+            unavailable("redis", "no Redis at IDEM_REDIS_URL or 127.0.0.1:6379");
+        }
+        return redisUri;
     }
 
     private static String startEmbeddedPostgres() {

@@ -1,0 +1,23 @@
+package dev.idem.redis;
+
+import dev.idem.spi.IdempotencyStore;
+import dev.idem.testing.IdempotencyStoreContract;
+
+class RedisStoreContractTest extends IdempotencyStoreContract {
+    private final String prefix = RedisTests.freshPrefix();
+    private RedisIdempotencyStore redisStore;
+
+    @Override
+    protected IdempotencyStore newStore() {
+        redisStore = RedisTests.store(prefix);
+        return redisStore;
+    }
+
+    @Override
+    protected void closeStore() {
+        if (redisStore != null) {
+            redisStore.close();
+            RedisTests.deleteKeys(prefix);
+        }
+    }
+}
