@@ -19,6 +19,14 @@ public final class Jdbc {
         return new SQLException(e.getSQLState() == null ? first : first + " [SQLState " + e.getSQLState() + "]", e.getSQLState(), e);
     }
 
+    /**
+     * Whether the database rolled the transaction back to break a deadlock or a serialization conflict
+     * (SQLState 40001; MariaDB's ER_LOCK_DEADLOCK, 1213, carries it): told by the code, never by the text.
+     */
+    public static boolean isDeadlock(SQLException e) {
+        return "40001".equals(e.getSQLState());
+    }
+
     /** Rolls back, recording a failure to do so on {@code failure} instead of hiding it. */
     public static void rollbackQuietly(Connection c, Throwable failure) {
         try {
