@@ -10,6 +10,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -18,6 +19,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.UUID;
 import javax.sql.DataSource;
 
@@ -41,7 +43,7 @@ import javax.sql.DataSource;
  * id</b>: consumers deduplicate on it with an {@link Inbox}. Events of one aggregate are published in
  * sequence order; a failing event is retried with backoff and its aggregate's later events wait for
  * it (other aggregates flow on). Several relays may run at once: a relay leases the head of an
- * aggregate (PostgreSQL: {@code FOR UPDATE SKIP LOCKED}; SQLite: its single writer) with the events
+ * aggregate (PostgreSQL and MariaDB: {@code FOR UPDATE SKIP LOCKED}; SQLite: its single writer) with the events
  * after it, so no two relays publish one row while their leases hold. A lease must outlast one poll's
  * publishing; if it runs out, another relay may publish the same events again (still in order, the
  * same ids).
@@ -165,6 +167,7 @@ public final class Outbox implements Purgeable {
             throw new IllegalArgumentException("purge limit must be at least 1, was " + limit);
         }
         return inConnection("purge", c -> {
+            readCommittedNext(c);
             try (PreparedStatement ps = c.prepareStatement(sql.get("outbox_purge"))) {
                 ps.setInt(1, limit);
                 return ps.executeUpdate();
@@ -199,14 +202,8 @@ public final class Outbox implements Purgeable {
      */
     List<List<OutboxMessage>> lease(String owner, int maxAggregates, int perAggregate, Duration lease) {
         return inConnection("lease", c -> {
-            try (PreparedStatement ps = c.prepareStatement(sql.get("outbox_lease"))) {
-                ps.setInt(1, maxAggregates);
-                ps.setString(2, owner);
-                ps.setLong(3, lease.toMillis());
-                ps.setInt(4, perAggregate);
-                if (ps.executeUpdate() == 0) {
-                    return List.of();
-                }
+            if (!leaseEvents(c, owner, maxAggregates, perAggregate, lease)) {
+                return List.of();
             }
             Map<String, List<OutboxMessage>> groups = new LinkedHashMap<>();
             try (PreparedStatement ps = c.prepareStatement(sql.get("outbox_leased"))) {
@@ -225,6 +222,71 @@ public final class Outbox implements Purgeable {
             }
             return out;
         });
+    }
+
+    /**
+     * Runs the dialect's lease: one statement ({@code outbox_lease}), or, where the dialect has
+     * {@code outbox_lease_heads} (MariaDB), a transaction that locks the heads and then leases each
+     * head's events. Returns whether anything was leased.
+     */
+    private boolean leaseEvents(Connection c, String owner, int maxAggregates, int perAggregate, Duration lease) throws SQLException {
+        Optional<String> heads = sql.find("outbox_lease_heads");
+        if (heads.isEmpty()) {
+            try (PreparedStatement ps = c.prepareStatement(sql.get("outbox_lease"))) {
+                ps.setInt(1, maxAggregates);
+                ps.setString(2, owner);
+                ps.setLong(3, lease.toMillis());
+                ps.setInt(4, perAggregate);
+                return ps.executeUpdate() > 0;
+            }
+        }
+        readCommittedNext(c);
+        boolean autoCommit = c.getAutoCommit();
+        if (autoCommit) {
+            c.setAutoCommit(false);
+        }
+        try {
+            int leased = 0;
+            try (PreparedStatement select = c.prepareStatement(heads.get());
+                 PreparedStatement update = c.prepareStatement(sql.get("outbox_lease_aggregate"))) {
+                select.setInt(1, maxAggregates);
+                try (ResultSet rs = select.executeQuery()) {
+                    while (rs.next()) {
+                        update.setString(1, owner);
+                        update.setLong(2, lease.toMillis());
+                        update.setString(3, rs.getString(1));
+                        update.setString(4, rs.getString(2));
+                        update.setLong(5, rs.getLong(3));
+                        update.setLong(6, rs.getLong(3));
+                        update.setInt(7, perAggregate);
+                        update.addBatch();
+                        leased++;
+                    }
+                }
+                if (leased > 0) {
+                    update.executeBatch();
+                }
+            }
+            c.commit();
+            return leased > 0;
+        } catch (SQLException | RuntimeException e) {
+            Jdbc.rollbackQuietly(c, e);
+            throw e;
+        } finally {
+            if (autoCommit) {
+                c.setAutoCommit(true);
+            }
+        }
+    }
+
+    /** The dialect's statement that makes the next transaction READ COMMITTED, if it has one (MariaDB). */
+    private void readCommittedNext(Connection c) throws SQLException {
+        Optional<String> statement = sql.find("read_committed_next");
+        if (statement.isPresent()) {
+            try (Statement st = c.createStatement()) {
+                st.execute(statement.get());
+            }
+        }
     }
 
     void markSent(List<OutboxMessage> messages) {
