@@ -27,6 +27,14 @@ public final class Jdbc {
         return "40001".equals(e.getSQLState());
     }
 
+    /**
+     * Whether MariaDB refused a row for a duplicate key: vendor codes 1062 (ER_DUP_ENTRY) and 1586
+     * (ER_DUP_ENTRY_WITH_KEY_NAME). Not the SQLState alone: 23000 also covers NOT NULL and foreign keys.
+     */
+    public static boolean isDuplicateKey(SQLException e) {
+        return "23000".equals(e.getSQLState()) && (e.getErrorCode() == 1062 || e.getErrorCode() == 1586);
+    }
+
     /** Rolls back, recording a failure to do so on {@code failure} instead of hiding it. */
     public static void rollbackQuietly(Connection c, Throwable failure) {
         try {
