@@ -10,7 +10,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -54,12 +53,16 @@ import javax.sql.DataSource;
  * one small row per aggregate). With {@code tableName("x")} they are {@code x} and {@code x_sequence}.
  */
 public final class Outbox implements Purgeable {
+    /** Leases run again after a deadlock the database broke (MariaDB), at most this often. */
+    private static final int MAX_LEASE_ROUNDS = 5;
     private final DataSource dataSource;
     private final Dialect dialect;
     private final Map<String, String> tableNames;
     private final SqlStatements sql;
     private final Duration retention;
     private final String name;
+    /** The isolation of the relay's lease, release and purge (a {@code Connection} constant), or -1 for the connection's own. */
+    private final int scanIsolation;
 
     private Outbox(Builder b, Dialect dialect) {
         this.dataSource = b.dataSource;
@@ -68,6 +71,14 @@ public final class Outbox implements Purgeable {
         this.sql = SqlStatements.load(dialect.resourceFolder(), "outbox.sql", tableNames);
         this.retention = b.retention;
         this.name = dialect.displayName() + " outbox";
+        this.scanIsolation = sql.find("scan_isolation").map(Outbox::isolationLevel).orElse(-1);
+    }
+
+    private static int isolationLevel(String name) {
+        if (name.equalsIgnoreCase("READ COMMITTED")) {
+            return Connection.TRANSACTION_READ_COMMITTED;
+        }
+        throw new IllegalStateException("outbox.sql names an unknown scan_isolation '" + name + "'");
     }
 
     public static Builder builder(DataSource dataSource) {
@@ -166,13 +177,12 @@ public final class Outbox implements Purgeable {
         if (limit < 1) {
             throw new IllegalArgumentException("purge limit must be at least 1, was " + limit);
         }
-        return inConnection("purge", c -> {
-            readCommittedNext(c);
-            try (PreparedStatement ps = c.prepareStatement(sql.get("outbox_purge"))) {
+        return inConnection("purge", c -> withScanIsolation(c, conn -> {
+            try (PreparedStatement ps = conn.prepareStatement(sql.get("outbox_purge"))) {
                 ps.setInt(1, limit);
                 return ps.executeUpdate();
             }
-        });
+        }));
     }
 
     public Dialect dialect() {
@@ -240,14 +250,28 @@ public final class Outbox implements Purgeable {
                 return ps.executeUpdate() > 0;
             }
         }
-        readCommittedNext(c);
+        for (int round = 1; ; round++) {
+            try {
+                return withScanIsolation(c, conn -> leaseHeads(conn, heads.get(), owner, maxAggregates, perAggregate, lease));
+            } catch (SQLException e) {
+                // InnoDB broke a lock cycle (with another relay's lease or release, or an append) by
+                // rolling this lease back whole; nothing was published on it, so lease again.
+                if (!Jdbc.isDeadlock(e) || round >= MAX_LEASE_ROUNDS) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private boolean leaseHeads(Connection c, String heads, String owner, int maxAggregates, int perAggregate, Duration lease)
+            throws SQLException {
         boolean autoCommit = c.getAutoCommit();
         if (autoCommit) {
             c.setAutoCommit(false);
         }
         try {
             int leased = 0;
-            try (PreparedStatement select = c.prepareStatement(heads.get());
+            try (PreparedStatement select = c.prepareStatement(heads);
                  PreparedStatement update = c.prepareStatement(sql.get("outbox_lease_aggregate"))) {
                 select.setInt(1, maxAggregates);
                 try (ResultSet rs = select.executeQuery()) {
@@ -279,13 +303,20 @@ public final class Outbox implements Purgeable {
         }
     }
 
-    /** The dialect's statement that makes the next transaction READ COMMITTED, if it has one (MariaDB). */
-    private void readCommittedNext(Connection c) throws SQLException {
-        Optional<String> statement = sql.find("read_committed_next");
-        if (statement.isPresent()) {
-            try (Statement st = c.createStatement()) {
-                st.execute(statement.get());
-            }
+    /**
+     * Runs {@code work} under the dialect's isolation for the relay's locking scans, where it names one
+     * ({@code scan_isolation}, MariaDB: READ COMMITTED), and restores the connection's own level after.
+     */
+    private <T> T withScanIsolation(Connection c, SqlWork<T> work) throws SQLException {
+        if (scanIsolation < 0) {
+            return work.run(c);
+        }
+        int before = c.getTransactionIsolation();
+        c.setTransactionIsolation(scanIsolation);
+        try {
+            return work.run(c);
+        } finally {
+            c.setTransactionIsolation(before);
         }
     }
 
@@ -319,12 +350,12 @@ public final class Outbox implements Purgeable {
     }
 
     void release(String owner) {
-        inConnection("release", c -> {
-            try (PreparedStatement ps = c.prepareStatement(sql.get("outbox_release"))) {
+        inConnection("release", c -> withScanIsolation(c, conn -> {
+            try (PreparedStatement ps = conn.prepareStatement(sql.get("outbox_release"))) {
                 ps.setString(1, owner);
                 return ps.executeUpdate();
             }
-        });
+        }));
     }
 
     private static OutboxMessage read(ResultSet rs) throws SQLException {

@@ -1,12 +1,13 @@
 -- idem: the MariaDB outbox statements; the shared ones are in ../common/outbox.sql (append's
 -- INSERT ... RETURNING runs here as it is). Parameters keep the shared statements' order.
 
--- name: read_committed_next
--- Run before the relay's lease and purge transactions, for that next transaction only (the session's
--- level stays as it was). Under REPEATABLE READ their locking scans would also lock the gaps between
--- index entries, so business transactions appending events would wait for a relay; under READ
--- COMMITTED InnoDB locks only the rows it takes and lets go of the rows it only looked at.
-SET TRANSACTION ISOLATION LEVEL READ COMMITTED
+-- name: scan_isolation
+-- Not a statement: the isolation level the relay's lease, release and purge run under, set on their
+-- connection for them and restored after. Under REPEATABLE READ their locking scans would keep every
+-- row they looked at locked, and the gaps between index entries too, so two relays leasing different
+-- aggregates, or a relay and a business transaction appending, could wait on each other in a cycle;
+-- under READ COMMITTED InnoDB keeps only the rows it takes.
+READ COMMITTED
 
 -- name: outbox_next_sequence
 -- In the business transaction. Locks the aggregate's counter row until that transaction ends.
