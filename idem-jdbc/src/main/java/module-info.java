@@ -1,4 +1,4 @@
-/** idem's JDBC store: PostgreSQL and SQLite dialects, migrations and the transactional mode. */
+/** idem's JDBC store: PostgreSQL, SQLite and MariaDB dialects, migrations and the transactional mode. */
 module dev.idem.jdbc {
     requires transitive dev.idem.core;
     requires transitive java.sql;

@@ -12,7 +12,12 @@ import java.util.Locale;
  */
 public enum Dialect {
     POSTGRESQL("postgresql", "PostgreSQL"),
-    SQLITE("sqlite", "SQLite");
+    SQLITE("sqlite", "SQLite"),
+    /**
+     * MariaDB 10.6 or later with InnoDB (it needs {@code INSERT … RETURNING} and {@code SKIP LOCKED}).
+     * Only MariaDB is detected: MySQL differs in collations and {@code RETURNING} and is not supported.
+     */
+    MARIADB("mariadb", "MariaDB");
 
     private final String folder;
     private final String displayName;
@@ -32,8 +37,11 @@ public enum Dialect {
         if (normalized.contains("sqlite")) {
             return SQLITE;
         }
+        if (normalized.contains("mariadb")) {
+            return MARIADB;
+        }
         throw new IllegalArgumentException("idem has no dialect for database '" + product
-                + "'; supported: PostgreSQL, SQLite");
+                + "'; supported: PostgreSQL, SQLite, MariaDB");
     }
 
     /** Resource folder holding this dialect's SQL, e.g. {@code dev/idem/jdbc/postgresql/}. */

@@ -45,7 +45,8 @@ import javax.sql.DataSource;
  * The claim is {@code INSERT … ON CONFLICT (consumer, message_id) DO NOTHING RETURNING message_id}:
  * a row back means new. It never raises a unique violation, so a duplicate never aborts the
  * transaction it runs in (on PostgreSQL an error would); a concurrent delivery of the same id waits
- * on the uncommitted row and then skips it. Nothing is decided from an exception's text.
+ * on the uncommitted row and then skips it. Nothing is decided from an exception's text. MariaDB
+ * says the same with {@code INSERT IGNORE … RETURNING message_id}.
  *
  * <h2>Failures and the quarantine</h2>
  * A handler that throws rolls back its writes and the claim; then, in a short transaction of its
@@ -68,12 +69,16 @@ import javax.sql.DataSource;
  *
  * <p>Thread-safe; each call borrows a connection from the {@link DataSource} (pool it). Use READ
  * COMMITTED (the default) on PostgreSQL: under REPEATABLE READ a concurrent duplicate ends in a
- * serialization failure instead of waiting.
+ * serialization failure instead of waiting. MariaDB works under its default REPEATABLE READ (a
+ * claim is a locking write, never a snapshot read) and READ COMMITTED alike; there a claim that
+ * InnoDB picks as a deadlock victim is run again when the inbox owns the transaction.
  */
 public final class Inbox implements Purgeable {
     /** Ids per claim statement: 3 parameters each keeps a statement far below every driver's limit. */
     static final int CLAIM_CHUNK = 500;
     static final int MAX_ERROR_MESSAGE = 2000;
+    /** Claims run again after a deadlock the database broke (MariaDB), at most this often. */
+    private static final int MAX_CLAIM_ROUNDS = 8;
     private static final int STATE_QUARANTINED = 2;
     private static final int STATE_PROCESSED = 1;
     private static final int STATE_DROPPED = 3;
@@ -424,7 +429,7 @@ public final class Inbox implements Purgeable {
 
     private InboxOutcome processOn(Connection c, String consumer, InboxMessage message, InboxHandler handler) throws SQLException {
         String id = message.id();
-        if (claimIds(c, consumer, List.of(id)).isEmpty()) {
+        if (claimFirst(c, consumer, List.of(id)).isEmpty()) {
             InboxOutcome answer = notClaimed(c, consumer, List.of(id)).get(id);
             c.rollback();
             report(consumer, answer);
@@ -444,7 +449,7 @@ public final class Inbox implements Purgeable {
 
     private Map<String, InboxOutcome> batchOn(Connection c, String consumer, Map<String, InboxMessage> firsts, InboxBatchHandler handler,
                                               InboxHandler single) throws SQLException {
-        Set<String> claimed = claimIds(c, consumer, firsts.keySet());
+        Set<String> claimed = claimFirst(c, consumer, firsts.keySet());
         boolean failed = false;
         List<InboxMessage> fresh = new ArrayList<>(claimed.size());
         for (InboxMessage m : firsts.values()) {
@@ -486,6 +491,27 @@ public final class Inbox implements Purgeable {
             }
         }
         return outcomes;
+    }
+
+    /**
+     * {@link #claimIds} as the first work of a transaction this inbox owns. On MariaDB, InnoDB may
+     * answer a claim with a deadlock it broke by rolling the transaction back: when an uncommitted
+     * claim of an id is rolled back, the deliveries waiting for it each hold a shared lock on the
+     * id's index entry and each need the exclusive one to insert. The claim was the transaction's
+     * only work, so it is run again. (In the caller's transaction, {@link #claimBatch} cannot do that
+     * and the error reaches the caller.)
+     */
+    private Set<String> claimFirst(Connection c, String consumer, Collection<String> ids) throws SQLException {
+        for (int round = 1; ; round++) {
+            try {
+                return claimIds(c, consumer, ids);
+            } catch (SQLException e) {
+                if (dialect != Dialect.MARIADB || !Jdbc.isDeadlock(e) || round >= MAX_CLAIM_ROUNDS) {
+                    throw e;
+                }
+                c.rollback();
+            }
+        }
     }
 
     /**

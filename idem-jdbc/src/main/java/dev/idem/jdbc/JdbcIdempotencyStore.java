@@ -40,6 +40,17 @@ import javax.sql.DataSource;
  * or mismatch.
  * Every later write is an {@code UPDATE … WHERE token = ?}: a stale owner's write matches nothing.
  *
+ * <p>MariaDB has no conditional {@code ON CONFLICT … DO UPDATE … RETURNING}, so there a claim takes
+ * up to three short steps, none of them a check-then-insert: {@code INSERT IGNORE … RETURNING} (a row
+ * back: acquired; the primary key makes exactly one of concurrent inserts win); else a plain read of
+ * the record (replay, mismatch or in progress answer from it, without a lock or a write); else a
+ * takeover, one conditional {@code UPDATE} whose condition InnoDB checks on the newest row version
+ * under the row's exclusive lock (one matched row: acquired; none: the record changed meanwhile, go
+ * again). Between the insert and the rest the claim ends its transaction, dropping the shared lock
+ * the duplicate check took: two claimers each holding that lock while asking for the exclusive one
+ * would deadlock. A deadlock InnoDB still reports (concurrent inserts after an uncommitted insert of
+ * the same key rolled back) rolls the claim back whole, and it is simply run again.
+ *
  * <p>Each call borrows a connection from the {@link DataSource} and returns it at once; pool it
  * (HikariCP). Create the table with {@link #migrate()} or by running the dialect's plain SQL files.
  */
@@ -54,6 +65,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     private final String name;
     /** Completed records' final answers, or null when the cache is off (the default). */
     private final ResponseCache cache;
+    /** The dialect's separate takeover statement (MariaDB), or null where the claim statement takes over itself. */
+    private final String takeoverUpdate;
 
     private JdbcIdempotencyStore(DataSource dataSource, Dialect dialect, String tableName, int cacheEntries) {
         this.dataSource = dataSource;
@@ -62,6 +75,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         this.sql = SqlStatements.load(dialect.resourceFolder(), tableName);
         this.name = dialect.displayName() + " store";
         this.cache = cacheEntries > 0 ? new ResponseCache(cacheEntries) : null;
+        this.takeoverUpdate = sql.find("claim_takeover_update").orElse(null);
     }
 
     public static Builder builder(DataSource dataSource) {
@@ -180,25 +194,107 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     // ---- on a caller's connection (also used by the transactional mode) ---------------------
 
-    /** The claim on a caller's connection (the transactional mode): never answered from or put into the cache. */
+    /**
+     * The claim on a caller's connection (the transactional mode): never answered from or put into the
+     * cache. It must be the first work of the connection's transaction: on MariaDB it may roll that
+     * transaction back to drop a lock, or after a deadlock, and start again.
+     */
     ClaimOutcome claim(Connection c, ClaimRequest request) throws SQLException {
         return claim(c, request, null);
     }
 
     /** @param expiresIn if not null, gets a replayed record's remaining life in ms on the database's clock */
     private ClaimOutcome claim(Connection c, ClaimRequest request, long[] expiresIn) throws SQLException {
+        boolean byUpdate = takeoverUpdate != null;
         for (int round = 0; round < MAX_CLAIM_ROUNDS; round++) {
-            ClaimOutcome settled = tryAcquire(c, request, expiresIn);
-            if (settled != null) {
-                return settled;
+            try {
+                ClaimOutcome settled = tryAcquire(c, request, expiresIn);
+                if (settled != null) {
+                    return settled;
+                }
+                if (byUpdate) {
+                    // The failed insert's duplicate check left a shared lock on the record; keeping it
+                    // while a takeover asks for the exclusive one would deadlock with another claimer.
+                    endTransaction(c);
+                }
+                ClaimOutcome live = lookup(c, request, expiresIn);
+                if (live != null) {
+                    return live;
+                }
+                if (byUpdate) {
+                    ClaimOutcome taken = takeOver(c, request);
+                    if (taken != null) {
+                        return taken;
+                    }
+                }
+            } catch (SQLException e) {
+                if (!byUpdate || !Jdbc.isDeadlock(e)) {
+                    throw e;
+                }
+                // InnoDB rolled the claim's transaction back whole (the claim is its first work): run it again.
+                endTransaction(c);
             }
-            ClaimOutcome live = lookup(c, request, expiresIn);
-            if (live != null) {
-                return live;
-            }
-            // The record was released, purged or its lease ended between the two statements: go again.
+            // The record was released, purged or its lease ended between the statements: go again.
         }
         throw new SQLException("claim did not settle after " + MAX_CLAIM_ROUNDS + " rounds of concurrent changes");
+    }
+
+    /**
+     * Takes over a released, expired or abandoned record with one conditional UPDATE and reads the new
+     * owner's token in the same transaction; {@code null} if the record is live again or gone.
+     */
+    private ClaimOutcome takeOver(Connection c, ClaimRequest request) throws SQLException {
+        boolean own = c.getAutoCommit();
+        if (own) {
+            c.setAutoCommit(false);
+        }
+        try {
+            int updated;
+            try (PreparedStatement ps = c.prepareStatement(takeoverUpdate)) {
+                long retentionMs = request.retention().toMillis();
+                ps.setLong(1, retentionMs);
+                ps.setLong(2, retentionMs);
+                ps.setString(3, request.fingerprint().value());
+                ps.setLong(4, request.lease().toMillis());
+                ps.setString(5, request.id().scope().value());
+                ps.setString(6, request.id().key().value());
+                ps.setString(7, request.fingerprint().value());
+                updated = ps.executeUpdate();
+            }
+            if (updated == 0) {
+                c.rollback();
+                return null;
+            }
+            ClaimOutcome.Acquired acquired;
+            try (PreparedStatement ps = c.prepareStatement(sql.get("claim_taken"))) {
+                ps.setString(1, request.id().scope().value());
+                ps.setString(2, request.id().key().value());
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) {
+                        throw new SQLException("the record taken over is missing in the same transaction");
+                    }
+                    acquired = new ClaimOutcome.Acquired(rs.getLong(1), rs.getInt(2), recoveryPoint(rs.getString(3), rs.getBytes(4)));
+                }
+            }
+            if (own) {
+                c.commit();
+            }
+            return acquired;
+        } catch (SQLException | RuntimeException e) {
+            Jdbc.rollbackQuietly(c, e);
+            throw e;
+        } finally {
+            if (own) {
+                c.setAutoCommit(true);
+            }
+        }
+    }
+
+    /** Ends the connection's transaction, if it is in one, by rolling it back; the claim was its only work. */
+    private static void endTransaction(Connection c) throws SQLException {
+        if (!c.getAutoCommit()) {
+            c.rollback();
+        }
     }
 
     /**
@@ -277,8 +373,27 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             ps.setString(i++, id.scope().value());
             ps.setString(i++, id.key().value());
             ps.setLong(i, token);
-            if (ps.executeUpdate() == 0) {
+            if (ps.executeUpdate() == 0 && !tokenHeld(c, id, token)) {
                 throw LeaseLostException.staleToken(id.scope(), token, statement);
+            }
+        }
+    }
+
+    /**
+     * Where the dialect has {@code token_held} (MariaDB): whether a write that reported no row still
+     * found the token current, i.e. it matched but changed nothing. Elsewhere 0 rows means stale.
+     */
+    private boolean tokenHeld(Connection c, RecordKey id, long token) throws SQLException {
+        Optional<String> check = sql.find("token_held");
+        if (check.isEmpty()) {
+            return false;
+        }
+        try (PreparedStatement ps = c.prepareStatement(check.get())) {
+            ps.setString(1, id.scope().value());
+            ps.setString(2, id.key().value());
+            ps.setLong(3, token);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next();
             }
         }
     }

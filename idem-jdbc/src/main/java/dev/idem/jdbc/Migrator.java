@@ -10,12 +10,16 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Applies a dialect's numbered migrations {@code V1__…sql, V2__…sql, …} that the history table does
  * not list yet, each in its own transaction under a lock (PostgreSQL: an advisory lock taken before
- * anything else; SQLite: the database's write lock), so that instances starting together apply each
- * migration once.
+ * anything else; SQLite: the database's write lock; MariaDB: a named {@code GET_LOCK} the session
+ * holds across all of the track's migrations, since MariaDB commits DDL implicitly and a
+ * transaction-scoped lock would end with the first {@code CREATE}), so that instances starting
+ * together apply each migration once. On MariaDB a migration is therefore not atomic: its
+ * statements are all {@code IF NOT EXISTS}, so a run that stopped half way is completed by the next.
  *
  * <p>The files form one sequence per dialect, in the order a DBA runs them by hand. Each migration
  * belongs to a <em>track</em>, named by the default name of the table it serves: the store's
@@ -59,14 +63,48 @@ final class Migrator {
 
     void migrate(Connection c) throws SQLException {
         boolean autoCommit = c.getAutoCommit();
+        lockSession(c);
         try {
             for (Migration migration : MIGRATIONS) {
                 if (migration.track().equals(track)) {
                     apply(c, migration, script(migration));
                 }
             }
-        } finally {
+        } catch (SQLException | RuntimeException e) {
+            unlockSession(c, e);
             c.setAutoCommit(autoCommit);
+            throw e;
+        }
+        unlockSession(c, null);
+        c.setAutoCommit(autoCommit);
+    }
+
+    /** Takes the dialect's session-scoped migration lock, if it has one (MariaDB), or fails after its wait. */
+    private void lockSession(Connection c) throws SQLException {
+        Optional<String> lock = sql.find("lock_migrations_session");
+        if (lock.isEmpty()) {
+            return;
+        }
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(lock.get().replace("{track}", tableName))) {
+            if (!rs.next() || rs.getInt(1) != 1) {
+                throw new SQLException("could not take the migration lock of " + tableName + ": another instance held it too long");
+            }
+        }
+    }
+
+    /** Releases the session lock; a failure to do so is recorded on {@code failure}, or thrown if there is none. */
+    private void unlockSession(Connection c, Throwable failure) throws SQLException {
+        Optional<String> unlock = sql.find("unlock_migrations_session");
+        if (unlock.isEmpty()) {
+            return;
+        }
+        try (Statement st = c.createStatement()) {
+            st.execute(unlock.get().replace("{track}", tableName));
+        } catch (SQLException e) {
+            if (failure == null) {
+                throw e;
+            }
+            failure.addSuppressed(e);
         }
     }
 

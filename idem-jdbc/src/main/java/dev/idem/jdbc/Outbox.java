@@ -18,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.UUID;
 import javax.sql.DataSource;
 
@@ -41,7 +42,7 @@ import javax.sql.DataSource;
  * id</b>: consumers deduplicate on it with an {@link Inbox}. Events of one aggregate are published in
  * sequence order; a failing event is retried with backoff and its aggregate's later events wait for
  * it (other aggregates flow on). Several relays may run at once: a relay leases the head of an
- * aggregate (PostgreSQL: {@code FOR UPDATE SKIP LOCKED}; SQLite: its single writer) with the events
+ * aggregate (PostgreSQL and MariaDB: {@code FOR UPDATE SKIP LOCKED}; SQLite: its single writer) with the events
  * after it, so no two relays publish one row while their leases hold. A lease must outlast one poll's
  * publishing; if it runs out, another relay may publish the same events again (still in order, the
  * same ids).
@@ -52,12 +53,16 @@ import javax.sql.DataSource;
  * one small row per aggregate). With {@code tableName("x")} they are {@code x} and {@code x_sequence}.
  */
 public final class Outbox implements Purgeable {
+    /** Leases run again after a deadlock the database broke (MariaDB), at most this often. */
+    private static final int MAX_LEASE_ROUNDS = 5;
     private final DataSource dataSource;
     private final Dialect dialect;
     private final Map<String, String> tableNames;
     private final SqlStatements sql;
     private final Duration retention;
     private final String name;
+    /** The isolation of the relay's lease, release and purge (a {@code Connection} constant), or -1 for the connection's own. */
+    private final int scanIsolation;
 
     private Outbox(Builder b, Dialect dialect) {
         this.dataSource = b.dataSource;
@@ -66,6 +71,14 @@ public final class Outbox implements Purgeable {
         this.sql = SqlStatements.load(dialect.resourceFolder(), "outbox.sql", tableNames);
         this.retention = b.retention;
         this.name = dialect.displayName() + " outbox";
+        this.scanIsolation = sql.find("scan_isolation").map(Outbox::isolationLevel).orElse(-1);
+    }
+
+    private static int isolationLevel(String name) {
+        if (name.equalsIgnoreCase("READ COMMITTED")) {
+            return Connection.TRANSACTION_READ_COMMITTED;
+        }
+        throw new IllegalStateException("outbox.sql names an unknown scan_isolation '" + name + "'");
     }
 
     public static Builder builder(DataSource dataSource) {
@@ -164,12 +177,12 @@ public final class Outbox implements Purgeable {
         if (limit < 1) {
             throw new IllegalArgumentException("purge limit must be at least 1, was " + limit);
         }
-        return inConnection("purge", c -> {
-            try (PreparedStatement ps = c.prepareStatement(sql.get("outbox_purge"))) {
+        return inConnection("purge", c -> withScanIsolation(c, conn -> {
+            try (PreparedStatement ps = conn.prepareStatement(sql.get("outbox_purge"))) {
                 ps.setInt(1, limit);
                 return ps.executeUpdate();
             }
-        });
+        }));
     }
 
     public Dialect dialect() {
@@ -199,14 +212,8 @@ public final class Outbox implements Purgeable {
      */
     List<List<OutboxMessage>> lease(String owner, int maxAggregates, int perAggregate, Duration lease) {
         return inConnection("lease", c -> {
-            try (PreparedStatement ps = c.prepareStatement(sql.get("outbox_lease"))) {
-                ps.setInt(1, maxAggregates);
-                ps.setString(2, owner);
-                ps.setLong(3, lease.toMillis());
-                ps.setInt(4, perAggregate);
-                if (ps.executeUpdate() == 0) {
-                    return List.of();
-                }
+            if (!leaseEvents(c, owner, maxAggregates, perAggregate, lease)) {
+                return List.of();
             }
             Map<String, List<OutboxMessage>> groups = new LinkedHashMap<>();
             try (PreparedStatement ps = c.prepareStatement(sql.get("outbox_leased"))) {
@@ -225,6 +232,92 @@ public final class Outbox implements Purgeable {
             }
             return out;
         });
+    }
+
+    /**
+     * Runs the dialect's lease: one statement ({@code outbox_lease}), or, where the dialect has
+     * {@code outbox_lease_heads} (MariaDB), a transaction that locks the heads and then leases each
+     * head's events. Returns whether anything was leased.
+     */
+    private boolean leaseEvents(Connection c, String owner, int maxAggregates, int perAggregate, Duration lease) throws SQLException {
+        Optional<String> heads = sql.find("outbox_lease_heads");
+        if (heads.isEmpty()) {
+            try (PreparedStatement ps = c.prepareStatement(sql.get("outbox_lease"))) {
+                ps.setInt(1, maxAggregates);
+                ps.setString(2, owner);
+                ps.setLong(3, lease.toMillis());
+                ps.setInt(4, perAggregate);
+                return ps.executeUpdate() > 0;
+            }
+        }
+        for (int round = 1; ; round++) {
+            try {
+                return withScanIsolation(c, conn -> leaseHeads(conn, heads.get(), owner, maxAggregates, perAggregate, lease));
+            } catch (SQLException e) {
+                // InnoDB broke a lock cycle (with another relay's lease or release, or an append) by
+                // rolling this lease back whole; nothing was published on it, so lease again.
+                if (!Jdbc.isDeadlock(e) || round >= MAX_LEASE_ROUNDS) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private boolean leaseHeads(Connection c, String heads, String owner, int maxAggregates, int perAggregate, Duration lease)
+            throws SQLException {
+        boolean autoCommit = c.getAutoCommit();
+        if (autoCommit) {
+            c.setAutoCommit(false);
+        }
+        try {
+            int leased = 0;
+            try (PreparedStatement select = c.prepareStatement(heads);
+                 PreparedStatement update = c.prepareStatement(sql.get("outbox_lease_aggregate"))) {
+                select.setInt(1, maxAggregates);
+                try (ResultSet rs = select.executeQuery()) {
+                    while (rs.next()) {
+                        update.setString(1, owner);
+                        update.setLong(2, lease.toMillis());
+                        update.setString(3, rs.getString(1));
+                        update.setString(4, rs.getString(2));
+                        update.setLong(5, rs.getLong(3));
+                        update.setLong(6, rs.getLong(3));
+                        update.setInt(7, perAggregate);
+                        update.addBatch();
+                        leased++;
+                    }
+                }
+                if (leased > 0) {
+                    update.executeBatch();
+                }
+            }
+            c.commit();
+            return leased > 0;
+        } catch (SQLException | RuntimeException e) {
+            Jdbc.rollbackQuietly(c, e);
+            throw e;
+        } finally {
+            if (autoCommit) {
+                c.setAutoCommit(true);
+            }
+        }
+    }
+
+    /**
+     * Runs {@code work} under the dialect's isolation for the relay's locking scans, where it names one
+     * ({@code scan_isolation}, MariaDB: READ COMMITTED), and restores the connection's own level after.
+     */
+    private <T> T withScanIsolation(Connection c, SqlWork<T> work) throws SQLException {
+        if (scanIsolation < 0) {
+            return work.run(c);
+        }
+        int before = c.getTransactionIsolation();
+        c.setTransactionIsolation(scanIsolation);
+        try {
+            return work.run(c);
+        } finally {
+            c.setTransactionIsolation(before);
+        }
     }
 
     void markSent(List<OutboxMessage> messages) {
@@ -257,12 +350,12 @@ public final class Outbox implements Purgeable {
     }
 
     void release(String owner) {
-        inConnection("release", c -> {
-            try (PreparedStatement ps = c.prepareStatement(sql.get("outbox_release"))) {
+        inConnection("release", c -> withScanIsolation(c, conn -> {
+            try (PreparedStatement ps = conn.prepareStatement(sql.get("outbox_release"))) {
                 ps.setString(1, owner);
                 return ps.executeUpdate();
             }
-        });
+        }));
     }
 
     private static OutboxMessage read(ResultSet rs) throws SQLException {

@@ -1,5 +1,6 @@
 package dev.idem.jdbc;
 
+import dev.idem.jdbc.internal.Jdbc;
 import dev.idem.jdbc.internal.SqlStatements;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -19,7 +20,11 @@ import java.util.regex.Pattern;
  * ledger entry per message id, a balance per account). Writing the same row again has no further
  * effect, and a conflict on the key never raises an error, so it never aborts the caller's
  * transaction. The SQL comes from the dialect's {@code upserts.sql} templates (PostgreSQL and
- * SQLite: {@code INSERT … ON CONFLICT … DO NOTHING / DO UPDATE … WHERE excluded.version > t.version}).
+ * SQLite: {@code INSERT … ON CONFLICT … DO NOTHING / DO UPDATE … WHERE excluded.version > t.version};
+ * MariaDB: a plain {@code INSERT} whose duplicate-key error, told by its vendor code, InnoDB rolls back
+ * alone, then {@code UPDATE … WHERE version < ?}; see its {@code upserts.sql} for why not
+ * {@code ON DUPLICATE KEY UPDATE}). On MariaDB a conflict on any unique key of the table counts as
+ * "the key exists": give the table no other unique constraint the row could meet.
  *
  * <pre>{@code
  * Upserts upserts = Upserts.of(inbox.dialect());
@@ -38,15 +43,19 @@ import java.util.regex.Pattern;
 public final class Upserts {
     private static final Pattern IDENTIFIER = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
     private static final Map<Dialect, Upserts> CACHE = new EnumMap<>(Dialect.class);
+    private static final int MAX_UPSERT_ROUNDS = 8;
 
     private final Dialect dialect;
     private final SqlStatements sql;
     private final Optional<String> insertedFlag;
+    /** The dialect's plain guarded UPDATE (MariaDB), used after an insert met the key; else empty. */
+    private final Optional<String> update;
 
     private Upserts(Dialect dialect) {
         this.dialect = dialect;
         this.sql = SqlStatements.load(dialect.resourceFolder(), "upserts.sql", Map.of());
         this.insertedFlag = sql.find("upsert_inserted_flag");
+        this.update = sql.find("upsert_update");
     }
 
     /** The upserts of {@code dialect}. */
@@ -75,7 +84,7 @@ public final class Upserts {
      */
     public boolean insertOrIgnore(Connection connection, String table, List<String> keyColumns, Map<String, ?> row) throws SQLException {
         Statement s = statement(table, keyColumns, row, null, false);
-        return execute(connection, s.insertOrIgnore, row) == 1;
+        return insert(connection, s.insertOrIgnore, row);
     }
 
     /** Inserts {@code row}, or overwrites the other columns of the row with its key. */
@@ -105,10 +114,82 @@ public final class Upserts {
                 }
             }
         }
+        if (update.isPresent()) {
+            return insertThenUpdate(connection, table, keyColumns, row, versionColumn, s.insertOrIgnore);
+        }
         if (execute(connection, s.insertOrIgnore, row) == 1) {
             return UpsertOutcome.INSERTED;
         }
         return execute(connection, s.insertOrUpdate, row) == 1 ? UpsertOutcome.UPDATED : UpsertOutcome.STALE;
+    }
+
+    /**
+     * MariaDB: insert; if the key exists, a plain UPDATE guarded in its WHERE. Rows matched tell
+     * updated (1) from stale (0); a row deleted between the two statements sends the insert round again.
+     */
+    private UpsertOutcome insertThenUpdate(Connection connection, String table, List<String> keyColumns, Map<String, ?> row,
+            String versionColumn, String insert) throws SQLException {
+        List<String> others = new ArrayList<>();
+        for (String column : row.keySet()) {
+            if (!keyColumns.contains(column)) {
+                others.add(column);
+            }
+        }
+        String quotedTable = table(table);
+        String set = String.join(", ", others.stream().map(c -> sql.get("upsert_set").replace("{column}", quote(c))).toList());
+        String match = String.join(" AND ", keyColumns.stream().map(c -> sql.get("upsert_match").replace("{column}", quote(c))).toList());
+        String guard = versionColumn == null ? "" : sql.get("upsert_update_guard").replace("{version}", quote(versionColumn));
+        String updateSql = update.orElseThrow().replace("{table}", quotedTable).replace("{set}", set).replace("{match}", match)
+                .replace("{guard}", guard);
+        String existsSql = sql.get("upsert_exists").replace("{table}", quotedTable).replace("{match}", match);
+        for (int round = 0; round < MAX_UPSERT_ROUNDS; round++) {
+            if (insert(connection, insert, row)) {
+                return UpsertOutcome.INSERTED;
+            }
+            int matched;
+            try (PreparedStatement ps = connection.prepareStatement(updateSql)) {
+                int i = 1;
+                for (String column : others) {
+                    ps.setObject(i++, row.get(column));
+                }
+                for (String key : keyColumns) {
+                    ps.setObject(i++, row.get(key));
+                }
+                if (versionColumn != null) {
+                    ps.setObject(i, row.get(versionColumn));
+                }
+                matched = ps.executeUpdate();
+            }
+            if (matched > 0) {
+                return UpsertOutcome.UPDATED;
+            }
+            try (PreparedStatement ps = connection.prepareStatement(existsSql)) {
+                int i = 1;
+                for (String key : keyColumns) {
+                    ps.setObject(i++, row.get(key));
+                }
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (rs.next()) {
+                        // The row is there: the guard refused the write; without a guard it already held these
+                        // values (a connection with useAffectedRows=true counts such a row as 0).
+                        return versionColumn != null ? UpsertOutcome.STALE : UpsertOutcome.UPDATED;
+                    }
+                }
+            }
+        }
+        throw new SQLException("upsert into " + table + " did not settle: its row was deleted and re-created " + MAX_UPSERT_ROUNDS + " times meanwhile");
+    }
+
+    /** Runs an insert-or-ignore: true if it inserted; false if the key existed (by rows, or on MariaDB by the duplicate-key code). */
+    private boolean insert(Connection connection, String insert, Map<String, ?> row) throws SQLException {
+        try {
+            return execute(connection, insert, row) == 1;
+        } catch (SQLException e) {
+            if (update.isPresent() && Jdbc.isDuplicateKey(e)) {
+                return false;
+            }
+            throw e;
+        }
     }
 
     // ---- statements ---------------------------------------------------------------------------------

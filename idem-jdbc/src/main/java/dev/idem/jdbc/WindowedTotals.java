@@ -73,7 +73,8 @@ import javax.sql.DataSource;
  * <p>The range's distinct events are held in memory while it is recomputed (to tell redeliveries
  * apart): recompute in ranges whose input fits. Thread-safe; each call borrows a connection from the
  * {@link DataSource} (pool it). On PostgreSQL use READ COMMITTED (the default): under REPEATABLE
- * READ a recomputation that waited for another fails with a serialization error instead.
+ * READ a recomputation that waited for another fails with a serialization error instead. On MariaDB
+ * either level works: a recomputation reads its range with a locking read, which sees the newest rows.
  */
 public final class WindowedTotals {
     /** The longest window: fixed-length windows do not follow the calendar; build months and years from daily totals. */
@@ -200,7 +201,7 @@ public final class WindowedTotals {
         long toMs = ceilMillis("to", to);
         try (Connection c = dataSource.getConnection()) {
             List<WindowTotal> out = new ArrayList<>();
-            for (Map.Entry<Cell, Totals> row : read(c, fromMs, toMs).entrySet()) {
+            for (Map.Entry<Cell, Totals> row : read(c, sql.get("window_range"), fromMs, toMs).entrySet()) {
                 out.add(new WindowTotal(Instant.ofEpochMilli(row.getKey().windowStart()), row.getKey().group(),
                         row.getValue().count(), row.getValue().sum()));
             }
@@ -253,7 +254,7 @@ public final class WindowedTotals {
             throw new IllegalStateException("aggregate '" + name + "' was computed with windows of " + Duration.ofMillis(storedWindowMs)
                     + ", not " + window + "; give an aggregate with another window length another name");
         }
-        SortedMap<Cell, Totals> existing = read(c, range.fromMs, range.toMs);
+        SortedMap<Cell, Totals> existing = read(c, sql.find("window_range_locked").orElse(sql.get("window_range")), range.fromMs, range.toMs);
         long inserted = 0;
         long updated = 0;
         long unchanged = 0;
@@ -297,9 +298,9 @@ public final class WindowedTotals {
     }
 
     /** The rows of the windows starting in [fromMs, toMs), sorted here so the order never depends on a database collation. */
-    private SortedMap<Cell, Totals> read(Connection c, long fromMs, long toMs) throws SQLException {
+    private SortedMap<Cell, Totals> read(Connection c, String statement, long fromMs, long toMs) throws SQLException {
         TreeMap<Cell, Totals> rows = new TreeMap<>();
-        try (PreparedStatement ps = c.prepareStatement(sql.get("window_range"))) {
+        try (PreparedStatement ps = c.prepareStatement(statement)) {
             ps.setString(1, name);
             ps.setLong(2, fromMs);
             ps.setLong(3, toMs);

@@ -131,7 +131,7 @@ class InboxSettingsTest {
             assertThat(count(db, "SELECT count(*) FROM orders_inbox_schema_history")).as("one migration, recorded once").isEqualTo(1);
             assertThat(orders.tableName()).isEqualTo("orders_inbox");
             assertThat(orders.quarantineTableName()).isEqualTo("orders_poison");
-            assertThat(orders.dialect()).isEqualTo(backend == Backends.POSTGRESQL ? Dialect.POSTGRESQL : Dialect.SQLITE);
+            assertThat(orders.dialect()).isEqualTo(backend.dialect());
             assertThat(orders.toString()).contains("orders_inbox");
         }
     }

@@ -61,6 +61,15 @@ class JdbcStoreBadInputTest {
     }
 
     @Nested
+    @DisplayName("MariaDB")
+    class MariaDB extends Scenarios {
+        @Override
+        Backends backend() {
+            return Backends.MARIADB;
+        }
+    }
+
+    @Nested
     @DisplayName("SQLite")
     class SQLite extends Scenarios {
         @Override

@@ -37,7 +37,7 @@ class MigrationsTest {
     @DisplayName("a DBA runs the plain files in order by hand; migrate() afterwards is harmless and everything works")
     void plainFilesByHand(Backends backend) throws Exception {
         try (TestDatabase db = backend.open()) {
-            Dialect dialect = backend == Backends.POSTGRESQL ? Dialect.POSTGRESQL : Dialect.SQLITE;
+            Dialect dialect = backend.dialect();
             try (Connection c = db.dataSource().getConnection(); Statement st = c.createStatement()) {
                 for (Migrator.Migration m : Migrator.MIGRATIONS) {
                     String script = SqlStatements.read(dialect.resourceFolder() + "V" + m.version() + "__" + m.description() + ".sql");

@@ -63,7 +63,7 @@ abstract class OutboxContract {
 
     protected void execute(String statement) throws SQLException {
         try (Connection c = db.dataSource().getConnection(); Statement st = c.createStatement()) {
-            st.execute(statement);
+            st.execute(backend().sql(statement));
         }
     }
 

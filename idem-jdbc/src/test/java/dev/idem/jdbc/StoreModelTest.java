@@ -111,6 +111,11 @@ class StoreModelTest {
         agreesWithModel(Backends.POSTGRESQL); // open() skips (or fails) via RealServices without a server
     }
 
+    @Test
+    void mariadbStoreAgreesWithModel() {
+        agreesWithModel(Backends.MARIADB); // open() skips (or fails) via RealServices without a server
+    }
+
     private static void agreesWithModel(Backends backend) {
         long seed = Long.decode(System.getProperty("idem.model.seed", Long.toString(DEFAULT_SEED)));
         int tries = Integer.parseInt(System.getProperty("idem.model.tries", Integer.toString(DEFAULT_TRIES)));
@@ -509,9 +514,11 @@ class StoreModelTest {
          * key's last token to keep that premise; this is at most about a millisecond.
          */
         private void awaitClockPast(long token) {
-            String now = store.dialect() == Dialect.SQLITE
-                    ? "SELECT CAST(unixepoch('subsec') * 1000000 AS INTEGER)"
-                    : "SELECT (extract(epoch from clock_timestamp()) * 1000000)::bigint";
+            String now = switch (store.dialect()) {
+                case SQLITE -> "SELECT CAST(unixepoch('subsec') * 1000000 AS INTEGER)";
+                case MARIADB -> "SELECT TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6))";
+                default -> "SELECT (extract(epoch from clock_timestamp()) * 1000000)::bigint";
+            };
             long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
             try (Connection c = db.dataSource().getConnection(); Statement st = c.createStatement()) {
                 while (true) {

@@ -53,6 +53,15 @@ class TransactionalIdemTest {
     }
 
     @Nested
+    @DisplayName("MariaDB")
+    class MariaDB extends Scenarios {
+        @Override
+        Backends backend() {
+            return Backends.MARIADB;
+        }
+    }
+
+    @Nested
     @DisplayName("SQLite")
     class SQLite extends Scenarios {
         @Override
@@ -80,7 +89,7 @@ class TransactionalIdemTest {
             store = Backends.migratedStore(db);
             idem = TransactionalIdem.of(Idem.builder().store(store).build());
             try (Connection c = db.dataSource().getConnection(); Statement st = c.createStatement()) {
-                st.execute("CREATE TABLE payment (id text PRIMARY KEY, amount int NOT NULL)");
+                st.execute(backend().sql("CREATE TABLE payment (id text PRIMARY KEY, amount int NOT NULL)"));
             }
         }
 

@@ -26,6 +26,8 @@ import org.junit.jupiter.api.Assumptions;
  *     if it answers, else an embedded PostgreSQL (which refuses to run as root).</li>
  * <li>SQLite: a file in a fresh temporary folder.</li>
  * <li>Redis: {@code IDEM_REDIS_URL} (a {@code redis://} URI), else 127.0.0.1:6379 if it answers.</li>
+ * <li>MariaDB: {@code IDEM_MYSQL_URL} (a JDBC URL), else 127.0.0.1:3306 (user root, database test)
+ *     if it answers; there is no embedded fallback.</li>
  * </ul>
  *
  * A service that cannot be found skips the test with a message naming it, unless
@@ -35,8 +37,10 @@ import org.junit.jupiter.api.Assumptions;
 public final class RealServices {
     private static final String DEFAULT_PG_URL = "jdbc:postgresql://127.0.0.1:5432/test?user=postgres";
     private static final String DEFAULT_REDIS_URI = "redis://127.0.0.1:6379";
+    private static final String DEFAULT_MYSQL_URL = "jdbc:mariadb://127.0.0.1:3306/test?user=root";
     private static volatile String postgresUrl;
     private static volatile String redisUri;
+    private static volatile String mariadbUrl;
     private static Object embedded;
 
     private RealServices() {
@@ -77,6 +81,62 @@ public final class RealServices {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create a temporary folder for SQLite", e);
         }
+    }
+
+    /**
+     * A fresh MariaDB database (utf8mb4), dropped on {@link TestDatabase#close()}: every test class
+     * gets its own, so runs and classes never see each other's tables.
+     */
+    public static TestDatabase mariadb() {
+        String url = mariadbUrl();
+        String database = "idem_test_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+        try (HikariDataSource admin = pool(url, 1); Connection c = admin.getConnection(); Statement st = c.createStatement()) {
+            st.execute("CREATE DATABASE " + database + " CHARACTER SET utf8mb4");
+        } catch (SQLException e) {
+            throw new IllegalStateException("MariaDB at " + redact(url) + " refused to create a test database", e);
+        }
+        HikariDataSource pool = pool(withDatabase(url, database), 40);
+        return new TestDatabase("MariaDB", pool, () -> {
+            pool.close();
+            try (HikariDataSource admin = pool(url, 1); Connection c = admin.getConnection(); Statement st = c.createStatement()) {
+                st.execute("DROP DATABASE IF EXISTS " + database);
+            } catch (SQLException e) {
+                throw new IllegalStateException("could not drop test database " + database, e);
+            }
+        });
+    }
+
+    /**
+     * The JDBC URL of the MariaDB server tests use: {@code IDEM_MYSQL_URL}, else 127.0.0.1:3306 as
+     * root if it answers; else the calling test is skipped (or fails, see {@link #unavailable}).
+     */
+    public static synchronized String mariadbUrl() {
+        if (mariadbUrl != null) {
+            return mariadbUrl;
+        }
+        String configured = System.getenv("IDEM_MYSQL_URL");
+        if (configured != null && !configured.isBlank()) {
+            mariadbUrl = configured;
+        } else if (answers("127.0.0.1", 3306)) {
+            mariadbUrl = DEFAULT_MYSQL_URL;
+        } else {
+            unavailable("mariadb", "no MariaDB at IDEM_MYSQL_URL or 127.0.0.1:3306");
+        }
+        return mariadbUrl;
+    }
+
+    /** {@code url} with its database (the path after host:port) replaced by {@code database}. */
+    static String withDatabase(String url, String database) {
+        int hosts = url.indexOf("//");
+        int slash = url.indexOf('/', hosts < 0 ? 0 : hosts + 2);
+        int query = url.indexOf('?');
+        if (hosts < 0 || slash < 0 && query < 0) {
+            return url + "/" + database;
+        }
+        if (slash < 0 || query >= 0 && query < slash) {
+            return url.substring(0, query) + "/" + database + url.substring(query);
+        }
+        return url.substring(0, slash + 1) + database + (query < 0 ? "" : url.substring(query));
     }
 
     /** The JDBC URL of the PostgreSQL server tests use; resolves it on first call. */

@@ -14,7 +14,7 @@ public final class TestDatabase implements AutoCloseable {
         this.cleanup = cleanup;
     }
 
-    /** "PostgreSQL" or "SQLite". */
+    /** "PostgreSQL", "SQLite" or "MariaDB". */
     public String product() {
         return product;
     }

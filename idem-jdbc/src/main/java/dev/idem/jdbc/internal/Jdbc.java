@@ -19,6 +19,22 @@ public final class Jdbc {
         return new SQLException(e.getSQLState() == null ? first : first + " [SQLState " + e.getSQLState() + "]", e.getSQLState(), e);
     }
 
+    /**
+     * Whether the database rolled the transaction back to break a deadlock or a serialization conflict
+     * (SQLState 40001; MariaDB's ER_LOCK_DEADLOCK, 1213, carries it): told by the code, never by the text.
+     */
+    public static boolean isDeadlock(SQLException e) {
+        return "40001".equals(e.getSQLState());
+    }
+
+    /**
+     * Whether MariaDB refused a row for a duplicate key: vendor codes 1062 (ER_DUP_ENTRY) and 1586
+     * (ER_DUP_ENTRY_WITH_KEY_NAME). Not the SQLState alone: 23000 also covers NOT NULL and foreign keys.
+     */
+    public static boolean isDuplicateKey(SQLException e) {
+        return "23000".equals(e.getSQLState()) && (e.getErrorCode() == 1062 || e.getErrorCode() == 1586);
+    }
+
     /** Rolls back, recording a failure to do so on {@code failure} instead of hiding it. */
     public static void rollbackQuietly(Connection c, Throwable failure) {
         try {

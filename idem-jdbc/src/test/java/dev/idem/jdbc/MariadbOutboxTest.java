@@ -1,0 +1,8 @@
+package dev.idem.jdbc;
+
+class MariadbOutboxTest extends OutboxContract {
+    @Override
+    protected Backends backend() {
+        return Backends.MARIADB;
+    }
+}

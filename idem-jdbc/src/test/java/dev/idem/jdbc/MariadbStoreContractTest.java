@@ -1,0 +1,20 @@
+package dev.idem.jdbc;
+
+import dev.idem.spi.IdempotencyStore;
+import dev.idem.testing.IdempotencyStoreContract;
+import dev.idem.testing.TestDatabase;
+
+class MariadbStoreContractTest extends IdempotencyStoreContract {
+    private TestDatabase db;
+
+    @Override
+    protected IdempotencyStore newStore() {
+        db = Backends.MARIADB.open();
+        return Backends.migratedStore(db);
+    }
+
+    @Override
+    protected void closeStore() {
+        db.close();
+    }
+}

@@ -1,0 +1,8 @@
+package dev.idem.jdbc;
+
+class MariadbUpsertsTest extends UpsertsContract {
+    @Override
+    protected Backends backend() {
+        return Backends.MARIADB;
+    }
+}

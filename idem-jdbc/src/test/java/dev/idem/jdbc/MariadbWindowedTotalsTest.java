@@ -1,0 +1,8 @@
+package dev.idem.jdbc;
+
+class MariadbWindowedTotalsTest extends WindowedTotalsContract {
+    @Override
+    protected Backends backend() {
+        return Backends.MARIADB;
+    }
+}
