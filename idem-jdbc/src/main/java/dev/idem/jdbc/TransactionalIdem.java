@@ -118,13 +118,16 @@ public final class TransactionalIdem {
      *     {@code InProgress}, {@code Mismatch}): the operation's writes and the claim vanish, and a
      *     retry runs again; and roll back if this method throws.</li>
      * </ul>
-     * Anything else the caller wrote in the same transaction commits or rolls back with it.
+     * What the caller writes in the same transaction after this method returns commits or rolls back
+     * with it.
      *
      * <p>{@code transaction} must come from the store's database ({@link #dataSource()}, or a pool of
-     * the same database), with auto-commit off, and nothing may commit it while this method runs. A
-     * duplicate in another transaction blocks on the uncommitted claim until this transaction ends,
-     * then replays its response, or acquires the key if it rolled back. The claim is a statement
-     * that cannot abort the transaction (a duplicate is told by the rows it returns, not by an error).
+     * the same database), with auto-commit off, and nothing may commit it while this method runs.
+     * Make this call the transaction's first work: the claim is designed to open it (it is what a
+     * duplicate waits on), and a dialect may end and restart the transaction while claiming (to drop a
+     * lock, or after a deadlock), which would drop anything written before. A duplicate in another
+     * transaction blocks on the uncommitted claim until this transaction ends, then replays its
+     * response, or acquires the key if it rolled back.
      *
      * <p>Exceptions: unchecked ones of the operation propagate as they are, checked ones wrapped in
      * {@link TransactionalOperationException}; a database error is a {@link dev.idem.StoreException};

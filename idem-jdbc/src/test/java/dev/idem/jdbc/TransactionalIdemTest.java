@@ -340,13 +340,12 @@ class TransactionalIdemTest {
         }
 
         @Test
-        @DisplayName("join: the caller's own write, the work's row and the response commit in the caller's one commit, not before")
+        @DisplayName("join: the work's row, the response and the caller's own later write commit in the caller's one commit, not before")
         void joinLeavesTheCommitToTheCaller() throws Exception {
             AtomicInteger runs = new AtomicInteger();
             try (Connection tx = openTransaction()) {
-                insertPayment(tx, "audit-1", 0); // the caller's own write, before idem runs
-
                 Outcome outcome = idem.join(tx, scope, key, fingerprint, pay(runs));
+                insertPayment(tx, "audit-1", 0); // the caller's own write, after idem ran
 
                 assertThat(outcome).isEqualTo(new Outcome.Executed(created("p-1"), true, 1));
                 assertThat(TransactionalIdem.shouldCommit(outcome)).isTrue();
@@ -373,16 +372,16 @@ class TransactionalIdemTest {
         }
 
         @Test
-        @DisplayName("join: work that throws propagates without a rollback by idem; the caller's rollback removes row, claim and its own write")
+        @DisplayName("join: work that throws propagates without a rollback by idem; the caller's rollback removes row and claim")
         void joinPropagatesAndTheCallerRollsBack() throws Exception {
             IllegalStateException boom = new IllegalStateException("ledger unavailable");
             try (Connection tx = openTransaction()) {
-                insertPayment(tx, "audit-1", 0);
                 assertThatThrownBy(() -> idem.join(tx, scope, key, fingerprint, c -> {
                     insertPayment(c, "p-1", 100);
                     throw boom;
                 })).isSameAs(boom);
-                assertThat(payments(tx)).as("idem did not roll back the caller's transaction").isEqualTo(2);
+                assertThat(payments(tx)).as("idem did not roll back the caller's transaction").isEqualTo(1);
+                assertThat(store.find(id())).as("the claim is still only in that transaction").isEmpty();
                 tx.rollback();
             }
             assertThat(committedPayments()).isZero();

@@ -72,7 +72,9 @@ public @interface Idempotent {
      * has no phases ({@code execution} is empty), no lease renewal and no in-flight policy: a duplicate
      * waits on the uncommitted claim's row lock until the first transaction ends, then gets its
      * response (or runs, if it rolled back); so {@link #lease()}, {@link #inFlight()} and
-     * {@link #maxWait()} must stay unset, and the handler should be short.
+     * {@link #maxWait()} must stay unset, and the handler should be short. If a transaction is already
+     * open on the thread (a {@code @Transactional} test driving MockMvc), the endpoint joins it, and
+     * that transaction's owner decides whether anything commits.
      *
      * <p>Startup fails, naming the method, if the store is not a {@code JdbcIdempotencyStore}, if
      * spring-jdbc is missing, or if no {@code PlatformTransactionManager} binds the store's
