@@ -15,8 +15,9 @@ import java.util.concurrent.TimeUnit;
  * Part 2: a real HTTP endpoint that inserts one row, with and without idem. The server is a Spring
  * Boot application with idem's starter ({@link dev.idem.bench.app.BenchApp}) in its own JVM
  * ({@code -Xmx256m}); this process drives it over keep-alive connections. With idem: the starter's
- * filter ({@code @Idempotent}: claim, handler, complete — three commits), and idem's transactional
- * mode called in the handler (one commit).
+ * filter ({@code @Idempotent}: claim, handler, complete — three commits), the filter in transactional
+ * mode ({@code @Idempotent(transactional = true)}: one commit), and idem's transactional mode called
+ * in the handler (one commit).
  */
 final class EndpointBench {
     static final int REPLAY_KEYS = 2_000;
@@ -58,6 +59,15 @@ final class EndpointBench {
                     .compare("without idem", plain));
             rows.add(new Row("endpoint", "same, @Idempotent, replays", "HTTP+PostgreSQL", c, replay, "req/s", null, Double.NaN, null)
                     .compare("first executions", first));
+            Bench.progress("endpoint with @Idempotent(transactional = true), first executions, " + conn);
+            Measured filterTx = drive(port, "/idemtx/orders", null, false);
+            Bench.progress("endpoint with @Idempotent(transactional = true), replays, " + conn);
+            List<String> filterTxKeys = populate(port, "/idemtx/orders");
+            Measured filterTxReplay = drive(port, "/idemtx/orders", filterTxKeys, true);
+            rows.add(new Row("endpoint", "same, @Idempotent(transactional = true), first executions", "HTTP+PostgreSQL", c, filterTx,
+                    "req/s", null, Double.NaN, "the filter: claim, row and response in 1 transaction").compare("without idem", plain));
+            rows.add(new Row("endpoint", "same, @Idempotent(transactional = true), replays", "HTTP+PostgreSQL", c, filterTxReplay,
+                    "req/s", null, Double.NaN, null).compare("its first executions", filterTx));
             Bench.progress("endpoint, TransactionalIdem in the handler, first executions, " + conn);
             Measured tx = drive(port, "/tx/orders", null, false);
             Bench.progress("endpoint, TransactionalIdem in the handler, replays, " + conn);

@@ -17,6 +17,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Objects;
+import javax.sql.DataSource;
 
 /**
  * The strongest and fastest mode, for operations whose effects all live in the store's database:
@@ -27,6 +28,16 @@ import java.util.Objects;
  * the write lock) until the first transaction ends, then replays its response, or acquires the key
  * if the first rolled back. A record left in progress by the non-transactional engine answers
  * {@link Outcome.InProgress}.
+ *
+ * <p>Two ways in: {@link #execute} opens, commits or rolls back a transaction of its own;
+ * {@link #join} runs in a transaction the caller already has (a Spring {@code @Transactional}
+ * method, a {@code TransactionTemplate}), so code outside the operation can write in the same
+ * transaction, and the caller commits or rolls back as {@link #shouldCommit} says.
+ *
+ * <p>Leases are written but never renewed, and the in-flight policy does not apply: nobody can take
+ * over an uncommitted claim, and a duplicate waits for the transaction to end. So an operation
+ * should be short, and must not call anything outside the database: a rollback cannot undo it (run
+ * such work as phases with {@link Idem#execute}).
  */
 public final class TransactionalIdem {
     private final JdbcIdempotencyStore store;
@@ -61,7 +72,9 @@ public final class TransactionalIdem {
     }
 
     /**
-     * Runs {@code operation} in one transaction with the claim and the stored response.
+     * Runs {@code operation} in one transaction with the claim and the stored response, on a
+     * connection of its own from the store's {@link #dataSource()}; the result of
+     * {@link #join} committed when {@link #shouldCommit} says so, else rolled back.
      *
      * <p>If the operation throws, or returns a response the failure policy does not store, the
      * transaction rolls back: its writes and the claim vanish and a retry runs again. Checked
@@ -74,7 +87,13 @@ public final class TransactionalIdem {
             boolean autoCommit = c.getAutoCommit();
             c.setAutoCommit(false);
             try {
-                return inTransaction(c, request, operation);
+                Outcome outcome = inTransaction(c, request, operation);
+                if (shouldCommit(outcome)) {
+                    c.commit();
+                } else {
+                    c.rollback();
+                }
+                return outcome;
             } catch (Throwable failure) {
                 rollbackQuietly(c, failure);
                 throw failure;
@@ -86,21 +105,84 @@ public final class TransactionalIdem {
         }
     }
 
+    /**
+     * Runs {@code operation} in the <em>caller's</em> transaction: claims the key on
+     * {@code transaction}, runs the operation on it and, if the failure policy stores its response,
+     * completes the record on it. It never commits, rolls back or changes the auto-commit mode: the
+     * caller ends the transaction, and must
+     * <ul>
+     * <li>commit only if {@link #shouldCommit(Outcome) shouldCommit(outcome)} — an
+     *     {@link Outcome.Executed} whose response was stored: the claim, the operation's writes and the
+     *     response then become visible together;</li>
+     * <li>roll back on every other outcome ({@code Executed} not stored, {@code Replayed},
+     *     {@code InProgress}, {@code Mismatch}): the operation's writes and the claim vanish, and a
+     *     retry runs again; and roll back if this method throws.</li>
+     * </ul>
+     * What the caller writes in the same transaction after this method returns commits or rolls back
+     * with it.
+     *
+     * <p>{@code transaction} must come from the store's database ({@link #dataSource()}, or a pool of
+     * the same database), with auto-commit off, and nothing may commit it while this method runs.
+     * Make this call the transaction's first work: the claim is designed to open it (it is what a
+     * duplicate waits on), and a dialect may end and restart the transaction while claiming (to drop a
+     * lock, or after a deadlock), which would drop anything written before. A duplicate in another
+     * transaction blocks on the uncommitted claim until this transaction ends, then replays its
+     * response, or acquires the key if it rolled back.
+     *
+     * <p>Exceptions: unchecked ones of the operation propagate as they are, checked ones wrapped in
+     * {@link TransactionalOperationException}; a database error is a {@link dev.idem.StoreException};
+     * a response over the cap a {@link ResponseTooLargeException}.
+     *
+     * @throws IllegalArgumentException if {@code transaction} is in auto-commit mode (the claim would
+     *                                  commit on its own, before the operation)
+     */
+    public Outcome join(Connection transaction, Scope scope, IdempotencyKey key, Fingerprint fingerprint,
+                        TransactionalOperation operation) {
+        Objects.requireNonNull(transaction, "transaction is null");
+        Objects.requireNonNull(operation, "operation is null");
+        ClaimRequest request = new ClaimRequest(new RecordKey(scope, key), fingerprint, lease, retention);
+        try {
+            if (transaction.getAutoCommit()) {
+                throw new IllegalArgumentException("join needs a connection in a transaction, but auto-commit is on"
+                        + " (scope '" + scope + "'): the claim would commit before the operation ran");
+            }
+            return inTransaction(transaction, request, operation);
+        } catch (SQLException e) {
+            throw store.failure("transactional join", scope, e);
+        }
+    }
+
+    /**
+     * Whether the transaction {@link #join} ran in must commit: {@code true} only for an
+     * {@link Outcome.Executed} whose response was stored; on any other outcome it must roll back.
+     */
+    public static boolean shouldCommit(Outcome outcome) {
+        Objects.requireNonNull(outcome, "outcome is null");
+        return outcome instanceof Outcome.Executed executed && executed.stored();
+    }
+
+    /**
+     * The store's {@code DataSource}: the connection given to {@link #join} must be a transaction on
+     * this database (a Spring application gets it with {@code DataSourceUtils.getConnection(dataSource())}
+     * inside a transaction of a manager of this {@code DataSource}).
+     */
+    public DataSource dataSource() {
+        return store.dataSource();
+    }
+
+    /** Claims, runs and completes on {@code c}; commits and rolls back nothing (the caller decides by the outcome). */
     private Outcome inTransaction(Connection c, ClaimRequest request, TransactionalOperation operation) throws SQLException {
         Scope scope = request.id().scope();
         ClaimOutcome claim = store.claim(c, request);
         if (!(claim instanceof ClaimOutcome.Acquired acquired)) {
-            c.rollback();
             return answer(scope, claim);
         }
         listener.claimed(scope, acquired.attempt());
         StoredResponse response = run(scope, operation, c);
         if (!failurePolicy.stores(response)) {
-            c.rollback();
             return new Outcome.Executed(response, false, acquired.attempt());
         }
         store.complete(c, request.id(), acquired.token(), response, retention);
-        c.commit();
         return new Outcome.Executed(response, true, acquired.attempt());
     }
 

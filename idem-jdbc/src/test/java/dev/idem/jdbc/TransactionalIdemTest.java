@@ -338,5 +338,128 @@ class TransactionalIdemTest {
             assertThat(committedPayments()).isEqualTo(1);
             assertThat(store.find(id())).isPresent();
         }
+
+        // ---- join: in the caller's transaction ------------------------------------------------
+
+        /** A connection with a transaction open, as a caller such as Spring's transaction manager holds it. */
+        private Connection openTransaction() throws SQLException {
+            Connection c = db.dataSource().getConnection();
+            c.setAutoCommit(false);
+            return c;
+        }
+
+        @Test
+        @DisplayName("join: the work's row, the response and the caller's own later write commit in the caller's one commit, not before")
+        void joinLeavesTheCommitToTheCaller() throws Exception {
+            AtomicInteger runs = new AtomicInteger();
+            try (Connection tx = openTransaction()) {
+                Outcome outcome = idem.join(tx, scope, key, fingerprint, pay(runs));
+                insertPayment(tx, "audit-1", 0); // the caller's own write, after idem ran
+
+                assertThat(outcome).isEqualTo(new Outcome.Executed(created("p-1"), true, 1));
+                assertThat(TransactionalIdem.shouldCommit(outcome)).isTrue();
+                assertThat(tx.getAutoCommit()).as("join leaves the mode alone").isFalse();
+                assertThat(payments(tx)).as("inside the transaction").isEqualTo(2);
+                assertThat(committedPayments()).as("join committed nothing").isZero();
+                assertThat(store.find(id())).as("nor the record").isEmpty();
+
+                tx.commit();
+            }
+            assertThat(committedPayments()).isEqualTo(2);
+            assertThat(store.find(id())).get().satisfies(r -> {
+                assertThat(r.state()).isEqualTo(RecordState.COMPLETED);
+                assertThat(r.response()).contains(created("p-1"));
+            });
+
+            try (Connection tx = openTransaction()) {
+                Outcome again = idem.join(tx, scope, key, fingerprint, pay(runs));
+                assertThat(again).isEqualTo(new Outcome.Replayed(created("p-1")));
+                assertThat(TransactionalIdem.shouldCommit(again)).as("a replay rolls back").isFalse();
+                tx.rollback();
+            }
+            assertThat(runs).hasValue(1);
+        }
+
+        @Test
+        @DisplayName("join: work that throws propagates without a rollback by idem; the caller's rollback removes row and claim")
+        void joinPropagatesAndTheCallerRollsBack() throws Exception {
+            IllegalStateException boom = new IllegalStateException("ledger unavailable");
+            try (Connection tx = openTransaction()) {
+                assertThatThrownBy(() -> idem.join(tx, scope, key, fingerprint, c -> {
+                    insertPayment(c, "p-1", 100);
+                    throw boom;
+                })).isSameAs(boom);
+                assertThat(payments(tx)).as("idem did not roll back the caller's transaction").isEqualTo(1);
+                assertThat(store.find(id())).as("the claim is still only in that transaction").isEmpty();
+                tx.rollback();
+            }
+            assertThat(committedPayments()).isZero();
+            assertThat(store.find(id())).isEmpty();
+
+            AtomicInteger runs = new AtomicInteger();
+            assertThat(idem.execute(scope, key, fingerprint, pay(runs))).isEqualTo(new Outcome.Executed(created("p-1"), true, 1));
+            assertThat(runs).hasValue(1);
+        }
+
+        @Test
+        @DisplayName("join: a 5xx is Executed(stored=false) and must roll back; a Mismatch must roll back too")
+        void joinAnswersWhatMustRollBack() throws Exception {
+            StoredResponse unavailable = StoredResponse.of(503, new byte[0]);
+            try (Connection tx = openTransaction()) {
+                Outcome outcome = idem.join(tx, scope, key, fingerprint, c -> {
+                    insertPayment(c, "p-1", 100);
+                    return unavailable;
+                });
+                assertThat(outcome).isEqualTo(new Outcome.Executed(unavailable, false, 1));
+                assertThat(TransactionalIdem.shouldCommit(outcome)).isFalse();
+                tx.rollback();
+            }
+            assertThat(committedPayments()).isZero();
+            assertThat(store.find(id())).isEmpty();
+
+            idem.execute(scope, key, fingerprint, pay(new AtomicInteger()));
+            Fingerprint other = Fingerprint.builder().part("body", "{\"amount\":999}").build();
+            try (Connection tx = openTransaction()) {
+                Outcome outcome = idem.join(tx, scope, key, other, c -> {
+                    throw new AssertionError("a mismatch runs nothing");
+                });
+                assertThat(outcome).isEqualTo(new Outcome.Mismatch());
+                assertThat(TransactionalIdem.shouldCommit(outcome)).isFalse();
+                tx.rollback();
+            }
+            assertThat(committedPayments()).isEqualTo(1);
+        }
+
+        @Test
+        @DisplayName("join refuses a connection in auto-commit mode before writing anything; the message names the scope, not the key")
+        void joinRefusesAutoCommit() throws Exception {
+            try (Connection autoCommit = db.dataSource().getConnection()) {
+                assertThat(autoCommit.getAutoCommit()).isTrue();
+                assertThatThrownBy(() -> idem.join(autoCommit, scope, key, fingerprint, pay(new AtomicInteger())))
+                        .isInstanceOf(IllegalArgumentException.class)
+                        .hasMessageContaining("auto-commit is on")
+                        .hasMessageContaining(scope.toString())
+                        .hasMessageNotContaining(KEY_VALUE);
+            }
+            assertThat(store.find(id())).isEmpty();
+            assertThat(committedPayments()).isZero();
+        }
+
+        @Test
+        @DisplayName("dataSource() is the store's")
+        void dataSourceIsTheStores() {
+            assertThat(idem.dataSource()).isSameAs(db.dataSource());
+        }
+    }
+
+    @Test
+    @DisplayName("shouldCommit: only an Executed whose response was stored")
+    void shouldCommitOnlyAStoredExecution() {
+        StoredResponse ok = StoredResponse.of(201, new byte[0]);
+        assertThat(TransactionalIdem.shouldCommit(new Outcome.Executed(ok, true, 1))).isTrue();
+        assertThat(TransactionalIdem.shouldCommit(new Outcome.Executed(ok, false, 1))).isFalse();
+        assertThat(TransactionalIdem.shouldCommit(new Outcome.Replayed(ok))).isFalse();
+        assertThat(TransactionalIdem.shouldCommit(new Outcome.InProgress(java.time.Duration.ofSeconds(1)))).isFalse();
+        assertThat(TransactionalIdem.shouldCommit(new Outcome.Mismatch())).isFalse();
     }
 }

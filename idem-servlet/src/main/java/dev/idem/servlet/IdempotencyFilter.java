@@ -6,7 +6,6 @@ import dev.idem.Idem;
 import dev.idem.IdempotencyKey;
 import dev.idem.InvalidKeyException;
 import dev.idem.LeaseLostException;
-import dev.idem.OperationFailedException;
 import dev.idem.Outcome;
 import dev.idem.Scope;
 import dev.idem.servlet.internal.BufferedRequest;
@@ -56,10 +55,11 @@ import java.util.Set;
  *
  * <h2>Order of work</h2>
  * For a covered request: the key is checked, the body is read (bounded) and fingerprinted, the
- * {@link Scope} is resolved, and {@link Idem#execute} claims the key. The handler runs against a
- * buffered request and a capturing response: nothing is sent while it runs. Its response is then
- * <em>stored before it is sent</em> (lock key → effect → store response → send), so a client that
- * sees a success can rely on every retry replaying it.
+ * {@link Scope} is resolved, and the route's {@link RequestRunner} claims the key — by default
+ * {@link Idem#execute} of the filter's engine or the route's {@linkplain RoutePolicy#withIdem variant}.
+ * The handler runs against a buffered request and a capturing response: nothing is sent while it
+ * runs. Its response is then <em>stored before it is sent</em> (lock key → effect → store response →
+ * send), so a client that sees a success can rely on every retry replaying it.
  *
  * <h2>What is stored</h2>
  * Status, headers and body, except {@code Set-Cookie}, {@code Set-Cookie2}, hop-by-hop headers
@@ -85,6 +85,8 @@ import java.util.Set;
  * <h2>Phases</h2>
  * The handler finds the claim's {@link Execution} with {@link #execution(ServletRequest)} and runs
  * foreign side effects as phases, so a retry after a failure resumes after the last finished one.
+ * A route whose {@link RequestRunner} has no {@code Execution} (a transactional runner: claim,
+ * handler and response in one database transaction) has no phases: {@code execution} is empty there.
  *
  * <h2>Limits</h2>
  * Covered handlers must complete synchronously (asynchronous processing and non-blocking I/O are
@@ -132,7 +134,9 @@ public final class IdempotencyFilter implements Filter {
 
     /**
      * The claim under which the current covered handler runs, to run {@linkplain Execution#phase
-     * phases}; empty outside a covered request.
+     * phases}; empty outside a covered request, and on a route whose {@link RequestRunner} runs the
+     * handler without an {@code Execution} (a transactional runner, where the whole request is one
+     * database transaction and there is nothing to resume).
      */
     public static Optional<Execution> execution(ServletRequest request) {
         Object value = request.getAttribute(EXECUTION_ATTRIBUTE);
@@ -199,7 +203,8 @@ public final class IdempotencyFilter implements Filter {
         Objects.requireNonNull(scope, "the ScopeResolver returned null");
         request.setAttribute(APPLIED_ATTRIBUTE, Boolean.TRUE);
         try {
-            run(policy.idem().orElse(idem), scope, key, fingerprint, new BufferedRequest(request, body), response, chain);
+            RequestRunner runner = policy.runner().orElseGet(() -> RequestRunner.of(policy.idem().orElse(idem)));
+            run(runner, scope, key, fingerprint, new BufferedRequest(request, body), response, chain);
         } finally {
             request.removeAttribute(APPLIED_ATTRIBUTE);
         }
@@ -213,32 +218,29 @@ public final class IdempotencyFilter implements Filter {
         return BufferedRequest.readBounded(request.getInputStream(), maxRequestBytes, declared);
     }
 
-    private void run(Idem engine, Scope scope, IdempotencyKey key, Fingerprint fingerprint, BufferedRequest request,
+    private void run(RequestRunner runner, Scope scope, IdempotencyKey key, Fingerprint fingerprint, BufferedRequest request,
                      HttpServletResponse response, FilterChain chain) throws IOException, ServletException {
         CapturingResponse capture = new CapturingResponse(response);
         boolean[] handlerFinished = {false};
+        Exception[] handlerThrew = {null};
         Outcome outcome;
         try {
-            outcome = engine.execute(scope, key, fingerprint, execution -> {
-                request.setAttribute(EXECUTION_ATTRIBUTE, execution);
+            outcome = runner.run(scope, key, fingerprint, execution -> {
+                if (execution != null) {
+                    request.setAttribute(EXECUTION_ATTRIBUTE, execution);
+                }
                 try {
                     chain.doFilter(request, capture);
+                } catch (IOException | ServletException e) {
+                    handlerThrew[0] = e;
+                    throw e;
                 } finally {
                     request.removeAttribute(EXECUTION_ATTRIBUTE);
                 }
                 handlerFinished[0] = true;
                 return capture.toStored(maxResponseBytes);
             });
-        } catch (OperationFailedException e) {
-            // The handler's checked exception, unwrapped so the container sees what the handler threw.
-            Throwable cause = e.getCause();
-            if (cause instanceof IOException io) {
-                throw io;
-            }
-            if (cause instanceof ServletException servlet) {
-                throw servlet;
-            }
-            throw e;
+            Objects.requireNonNull(outcome, "the RequestRunner returned null");
         } catch (LeaseLostException e) {
             if (!handlerFinished[0]) {
                 throw e; // lost during a phase: the handler failed, the new owner carries on
@@ -247,6 +249,17 @@ public final class IdempotencyFilter implements Filter {
             // result is what retries replay. Not a replay, so no Idempotent-Replayed header.
             capture.sendToClient();
             return;
+        } catch (RuntimeException e) {
+            // The handler's checked exception, wrapped by the runner (Idem's OperationFailedException,
+            // or another runner's): unwrapped so the container sees what the handler threw.
+            Exception thrown = handlerThrew[0];
+            if (thrown != null && e.getCause() == thrown) {
+                if (thrown instanceof IOException io) {
+                    throw io;
+                }
+                throw (ServletException) thrown;
+            }
+            throw e;
         }
         if (outcome instanceof Outcome.Executed) {
             capture.sendToClient(); // in full, even when the stored copy omitted an oversized body

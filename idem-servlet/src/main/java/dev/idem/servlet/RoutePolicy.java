@@ -6,25 +6,27 @@ import java.util.Optional;
 
 /**
  * What the {@link IdempotencyFilter} does with one request whose method it covers: pass it through,
- * or run it under an idempotency key that is required or optional, with the filter's {@link Idem}
- * or a per-endpoint variant of it (lease, retention, in-flight and failure policy; see
- * {@link Idem#toBuilder()}).
+ * or run it under an idempotency key that is required or optional — with the filter's {@link Idem},
+ * a per-endpoint variant of it (lease, retention, in-flight and failure policy; see
+ * {@link Idem#toBuilder()}), or a {@link RequestRunner} of its own.
  *
- * <p>Immutable; {@link #withIdem(Idem)} returns a copy.
+ * <p>Immutable; {@link #withIdem(Idem)} and {@link #withRunner(RequestRunner)} return a copy.
  */
 public final class RoutePolicy {
-    private static final RoutePolicy REQUIRED = new RoutePolicy(true, true, null);
-    private static final RoutePolicy OPTIONAL = new RoutePolicy(true, false, null);
-    private static final RoutePolicy NOT_COVERED = new RoutePolicy(false, false, null);
+    private static final RoutePolicy REQUIRED = new RoutePolicy(true, true, null, null);
+    private static final RoutePolicy OPTIONAL = new RoutePolicy(true, false, null, null);
+    private static final RoutePolicy NOT_COVERED = new RoutePolicy(false, false, null, null);
 
     private final boolean covered;
     private final boolean keyRequired;
     private final Idem idem;
+    private final RequestRunner runner;
 
-    private RoutePolicy(boolean covered, boolean keyRequired, Idem idem) {
+    private RoutePolicy(boolean covered, boolean keyRequired, Idem idem, RequestRunner runner) {
         this.covered = covered;
         this.keyRequired = keyRequired;
         this.idem = idem;
+        this.runner = runner;
     }
 
     /** Covered; a request without a key is answered 400 ({@code urn:idem:problem:key-missing}). The default. */
@@ -44,16 +46,32 @@ public final class RoutePolicy {
 
     /**
      * This policy with a per-endpoint engine instead of the filter's. The variant should share the
-     * filter's store (derive it with {@code filterIdem.toBuilder()}).
+     * filter's store (derive it with {@code filterIdem.toBuilder()}). Replaces a runner set before.
      *
      * @throws IllegalStateException on {@link #notCovered()}, which runs nothing
      */
     public RoutePolicy withIdem(Idem idem) {
         Objects.requireNonNull(idem, "idem is null");
+        requireCovered();
+        return new RoutePolicy(covered, keyRequired, idem, null);
+    }
+
+    /**
+     * This policy with its own way of running a request (see {@link RequestRunner} for the contract),
+     * instead of the filter's {@link Idem}. Replaces an engine set with {@link #withIdem} before.
+     *
+     * @throws IllegalStateException on {@link #notCovered()}, which runs nothing
+     */
+    public RoutePolicy withRunner(RequestRunner runner) {
+        Objects.requireNonNull(runner, "runner is null");
+        requireCovered();
+        return new RoutePolicy(covered, keyRequired, null, runner);
+    }
+
+    private void requireCovered() {
         if (!covered) {
             throw new IllegalStateException("a route that is not covered runs no Idem; use required() or optional()");
         }
-        return new RoutePolicy(covered, keyRequired, idem);
     }
 
     public boolean covered() {
@@ -64,20 +82,25 @@ public final class RoutePolicy {
         return keyRequired;
     }
 
-    /** The per-endpoint engine, if one was set; else the filter's is used. */
+    /** The per-endpoint engine, if one was set; else the filter's is used (unless a {@link #runner()} is set). */
     public Optional<Idem> idem() {
         return Optional.ofNullable(idem);
+    }
+
+    /** The per-endpoint runner, if one was set; it then runs the request instead of any {@link Idem}. */
+    public Optional<RequestRunner> runner() {
+        return Optional.ofNullable(runner);
     }
 
     @Override
     public boolean equals(Object o) {
         return o instanceof RoutePolicy other && covered == other.covered && keyRequired == other.keyRequired
-                && Objects.equals(idem, other.idem);
+                && Objects.equals(idem, other.idem) && Objects.equals(runner, other.runner);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(covered, keyRequired, idem);
+        return Objects.hash(covered, keyRequired, idem, runner);
     }
 
     @Override
@@ -85,6 +108,7 @@ public final class RoutePolicy {
         if (!covered) {
             return "RoutePolicy[not covered]";
         }
-        return "RoutePolicy[key " + (keyRequired ? "required" : "optional") + (idem == null ? "" : ", " + idem) + "]";
+        return "RoutePolicy[key " + (keyRequired ? "required" : "optional") + (idem == null ? "" : ", " + idem)
+                + (runner == null ? "" : ", " + runner) + "]";
     }
 }

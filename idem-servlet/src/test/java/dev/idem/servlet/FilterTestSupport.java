@@ -74,7 +74,7 @@ abstract class FilterTestSupport {
         return Idem.builder().store(store).listener(events);
     }
 
-    TestServer serve(IdempotencyFilter filter, Map<String, TestServer.Handler> routes) throws Exception {
+    TestServer serve(jakarta.servlet.Filter filter, Map<String, TestServer.Handler> routes) throws Exception {
         TestServer server = TestServer.start(filter, routes);
         servers.add(server);
         return server;

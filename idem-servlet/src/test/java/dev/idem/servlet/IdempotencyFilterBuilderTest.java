@@ -109,4 +109,21 @@ class IdempotencyFilterBuilderTest {
         assertThatThrownBy(() -> RoutePolicy.notCovered().withIdem(variant)).isInstanceOf(IllegalStateException.class);
         assertThat(RoutePolicyResolver.always(RoutePolicy.optional()).resolve(null)).isEqualTo(RoutePolicy.optional());
     }
+
+    @Test
+    void aRoutesRunnerAndEngineReplaceEachOther() {
+        Idem variant = idem.toBuilder().lease(Duration.ofMinutes(2)).build();
+        RequestRunner runner = RequestRunner.of(idem);
+        assertThat(RoutePolicy.required().runner()).isEmpty();
+        RoutePolicy withRunner = RoutePolicy.required().withIdem(variant).withRunner(runner);
+        assertThat(withRunner.runner()).containsSame(runner);
+        assertThat(withRunner.idem()).as("the runner replaces the engine").isEmpty();
+        assertThat(withRunner.keyRequired()).isTrue();
+        assertThat(withRunner.withIdem(variant).runner()).as("and the engine the runner").isEmpty();
+        assertThat(withRunner).isEqualTo(RoutePolicy.required().withRunner(runner)).isNotEqualTo(RoutePolicy.required());
+        assertThatThrownBy(() -> RoutePolicy.notCovered().withRunner(runner)).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> RoutePolicy.required().withRunner(null)).isInstanceOf(NullPointerException.class)
+                .hasMessageContaining("runner");
+        assertThatThrownBy(() -> RequestRunner.of(null)).isInstanceOf(NullPointerException.class).hasMessageContaining("idem");
+    }
 }

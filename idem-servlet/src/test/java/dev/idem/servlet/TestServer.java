@@ -41,7 +41,7 @@ final class TestServer implements AutoCloseable {
         this.base = base;
     }
 
-    static TestServer start(IdempotencyFilter filter, Map<String, Handler> routes) throws Exception {
+    static TestServer start(Filter filter, Map<String, Handler> routes) throws Exception {
         Server server = new Server();
         ServerConnector connector = new ServerConnector(server);
         connector.setHost("127.0.0.1");

@@ -7,7 +7,10 @@ import dev.idem.servlet.RoutePolicyResolver;
 import dev.idem.servlet.ScopeResolver;
 import dev.idem.spring.internal.EndpointPolicies;
 import dev.idem.spring.internal.HandlerMappingRoutePolicyResolver;
+import dev.idem.spring.internal.SpringTransactionalRunners;
+import dev.idem.spring.internal.TransactionalRunners;
 import jakarta.servlet.DispatcherType;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -17,7 +20,10 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplicat
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
+import org.springframework.jdbc.datasource.DataSourceUtils;
+import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.web.servlet.DispatcherServlet;
 
 /**
@@ -25,7 +31,9 @@ import org.springframework.web.servlet.DispatcherServlet;
  * {@link FilterRegistrationBean} on {@code /*} for the {@code REQUEST} dispatcher at
  * {@code idem.filter.order} (-90: after Spring Security's chain, before the rest), covering the
  * handler methods annotated {@link Idempotent} (or all, with {@code idem.default-policy=all}), with
- * the handler's URL pattern as the scope's route.
+ * the handler's URL pattern as the scope's route. An {@code @Idempotent(transactional = true)}
+ * endpoint runs in a transaction of the application's {@code PlatformTransactionManager} of the
+ * store's {@code DataSource} (spring-jdbc needed; checked at startup).
  *
  * <p>Each part backs off for an application bean: {@link RoutePolicyResolver}, {@link ScopeResolver},
  * {@link RequestFingerprinter}, and an {@link IdempotencyFilter} or
@@ -41,8 +49,25 @@ public class IdemWebAutoConfiguration {
     /** {@code @Idempotent} on handler methods, found through Spring MVC's handler mappings. */
     @Bean
     @ConditionalOnMissingBean
-    public RoutePolicyResolver idemRoutePolicyResolver(Idem idem, IdemProperties properties, Environment environment) {
-        return new HandlerMappingRoutePolicyResolver(new EndpointPolicies(idem, properties, environment));
+    public RoutePolicyResolver idemRoutePolicyResolver(Idem idem, IdemProperties properties, Environment environment,
+                                                       ObjectProvider<TransactionalRunners> transactionalRunners) {
+        return new HandlerMappingRoutePolicyResolver(new EndpointPolicies(idem, properties, environment,
+                transactionalRunners.getIfAvailable(TransactionalRunners::unavailable)));
+    }
+
+    /**
+     * {@code @Idempotent(transactional = true)}: Spring's transaction of the store's DataSource, when
+     * spring-jdbc is there (else such an endpoint fails startup saying so).
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass({PlatformTransactionManager.class, DataSourceUtils.class})
+    static class Transactions {
+
+        @Bean
+        @ConditionalOnMissingBean
+        TransactionalRunners idemTransactionalRunners(ObjectProvider<PlatformTransactionManager> managers) {
+            return new SpringTransactionalRunners(managers);
+        }
     }
 
     /** Principal ({@code idem.scope.credential-header}, else the user principal) + method + handler URL pattern. */

@@ -52,6 +52,36 @@ public @interface Idempotent {
      */
     String maxWait() default "";
 
+    /**
+     * Runs the claim, the handler and the stored response in <em>one</em> database transaction, for an
+     * endpoint whose effects all live in the idem store's database: one commit instead of three, and
+     * no moment at which the handler's rows exist without the stored response or the other way round.
+     *
+     * <p>The starter opens a transaction with the application's {@code PlatformTransactionManager} of
+     * the store's {@code DataSource} (propagation {@code REQUIRED}), claims the key on its connection,
+     * runs the handler, and stores the response on the same connection. Everything the handler writes
+     * through Spring's transaction-bound connection — {@code JdbcTemplate}, a {@code @Transactional}
+     * service (it joins), JPA with a manager of this {@code DataSource} — commits with them. It commits
+     * only when the response is stored (by default status &lt; 500); a 5xx, an exception, a replay or a
+     * mismatch roll it back, so the handler's rows vanish with the claim and a retry runs again. A
+     * process that dies mid-handler leaves an open transaction the database rolls back: the same.
+     *
+     * <p>Not for handlers that call anything outside the database (a card gateway, a broker, e-mail): a
+     * rollback cannot undo such a call, and a retry would repeat it. Run those as phases
+     * ({@code IdempotencyFilter.execution(request)}) without this attribute. A transactional endpoint
+     * has no phases ({@code execution} is empty), no lease renewal and no in-flight policy: a duplicate
+     * waits on the uncommitted claim's row lock until the first transaction ends, then gets its
+     * response (or runs, if it rolled back); so {@link #lease()}, {@link #inFlight()} and
+     * {@link #maxWait()} must stay unset, and the handler should be short. If a transaction is already
+     * open on the thread (a {@code @Transactional} test driving MockMvc), the endpoint joins it, and
+     * that transaction's owner decides whether anything commits.
+     *
+     * <p>Startup fails, naming the method, if the store is not a {@code JdbcIdempotencyStore}, if
+     * spring-jdbc is missing, or if no {@code PlatformTransactionManager} binds the store's
+     * {@code DataSource}.
+     */
+    boolean transactional() default false;
+
     /** The in-flight policy of one endpoint. */
     enum InFlight {
         /** The global {@code idem.in-flight} (or the policy of the application's own {@code Idem} bean). */

@@ -9,12 +9,19 @@ import dev.idem.spi.IdempotencyStore;
 import dev.idem.testing.NonDurableMemoryStore;
 import java.time.Duration;
 import java.util.Collections;
+import dev.idem.testing.TestDatabase;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.datasource.DataSourceUtils;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.mock.web.MockHttpServletRequest;
+import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -216,5 +223,86 @@ class IdempotentAnnotationTest {
                 .hasMessageContaining("must not be shorter than the lease"));
         runner(MaxWaitWithoutWaiting.class).run(context -> assertThat(AutoConfigurationTest.rootCause(
                 context.getStartupFailure(), IllegalStateException.class)).hasMessageContaining("maxWait is set but inFlight is REJECT"));
+    }
+
+    // ---- transactional = true ----------------------------------------------------------------
+
+    @RestController
+    static class Ledger {
+        @PostMapping("/ledger")
+        @Idempotent(transactional = true, retention = "2h")
+        String book() {
+            return "booked";
+        }
+    }
+
+    @RestController
+    static class TransactionalWithWait {
+        @PostMapping("/ledger/wait")
+        @Idempotent(transactional = true, inFlight = Idempotent.InFlight.WAIT)
+        String book() {
+            return "booked";
+        }
+    }
+
+    /**
+     * The starter's engine and filter over a JDBC store on {@code dataSource} (a bean the context does
+     * not close), without any transaction manager unless added.
+     */
+    private WebApplicationContextRunner jdbcRunner(DataSource dataSource, Class<?>... controllers) {
+        return new WebApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(IdemAutoConfiguration.class, IdemWebAutoConfiguration.class))
+                .withBean(DataSource.class, () -> dataSource)
+                .withUserConfiguration(Mvc.class)
+                .withUserConfiguration(controllers);
+    }
+
+    @Test
+    void aTransactionalEndpointRunsInATransactionOfTheManagerOfTheStoresDataSource() {
+        try (TestDatabase db = Backend.SQLITE.open(); TestDatabase another = Backend.SQLITE.open()) {
+            DataSource storeDataSource = new DelegatingDataSource(db.dataSource());
+            DataSourceTransactionManager storeManager = new DataSourceTransactionManager(storeDataSource);
+            jdbcRunner(storeDataSource, Ledger.class)
+                    .withBean("otherManager", PlatformTransactionManager.class, () -> new DataSourceTransactionManager(another.dataSource()))
+                    .withBean("storeManager", PlatformTransactionManager.class, () -> storeManager)
+                    .run(context -> {
+                        assertThat(context).hasNotFailed();
+                        RoutePolicy policy = resolve(context, new MockHttpServletRequest("POST", "/ledger"));
+                        assertThat(policy.covered()).isTrue();
+                        assertThat(policy.runner()).as("a transactional runner").isPresent();
+                        assertThat(policy.idem()).as("no engine: the runner replaces it").isEmpty();
+                        assertThat(policy.runner().get().toString()).contains(DataSourceTransactionManager.class.getName());
+                    });
+        }
+    }
+
+    @Test
+    void aTransactionalEndpointFailsStartupNamingTheMethodWhenItCannotShareTheTransaction() {
+        String where = Ledger.class.getName() + "#book";
+        // The store is not a JDBC store.
+        runner(Ledger.class).run(context -> assertThat(AutoConfigurationTest.rootCause(context.getStartupFailure(), IllegalStateException.class))
+                .hasMessageContaining("@Idempotent(transactional = true) on " + where)
+                .hasMessageContaining("JdbcIdempotencyStore").hasMessageContaining(NonDurableMemoryStore.class.getName()));
+        try (TestDatabase db = Backend.SQLITE.open(); TestDatabase another = Backend.SQLITE.open()) {
+            // No transaction manager at all.
+            jdbcRunner(new DelegatingDataSource(db.dataSource()), Ledger.class).run(context -> assertThat(AutoConfigurationTest.rootCause(
+                    context.getStartupFailure(), IllegalStateException.class))
+                    .hasMessageContaining(where).hasMessageContaining("no PlatformTransactionManager bean"));
+            // Only a manager of another DataSource.
+            jdbcRunner(new DelegatingDataSource(db.dataSource()), Ledger.class)
+                    .withBean(PlatformTransactionManager.class, () -> new DataSourceTransactionManager(another.dataSource()))
+                    .run(context -> assertThat(AutoConfigurationTest.rootCause(context.getStartupFailure(), IllegalStateException.class))
+                            .hasMessageContaining(where).hasMessageContaining("whose transactions bind the idem store's DataSource")
+                            .hasMessageContaining("1 for other resources: " + DataSourceTransactionManager.class.getName()));
+        }
+        // Without spring-jdbc on the class path.
+        runner(Ledger.class).withClassLoader(new FilteredClassLoader(DataSourceUtils.class))
+                .run(context -> assertThat(AutoConfigurationTest.rootCause(context.getStartupFailure(), IllegalStateException.class))
+                        .hasMessageContaining(where).hasMessageContaining("needs spring-jdbc"));
+        // An engine-only setting.
+        runner(TransactionalWithWait.class).run(context -> assertThat(AutoConfigurationTest.rootCause(
+                context.getStartupFailure(), IllegalStateException.class))
+                .hasMessageContaining(TransactionalWithWait.class.getName() + "#book")
+                .hasMessageContaining("inFlight does not apply with transactional = true"));
     }
 }

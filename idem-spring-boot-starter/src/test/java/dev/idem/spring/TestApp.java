@@ -109,6 +109,18 @@ final class TestApp implements AutoCloseable {
         return scopes;
     }
 
+    /** Committed rows of {@code item} in the transactional endpoints' table ({@code OrderBook}). */
+    int orderRows(String item) throws SQLException {
+        try (Connection c = db.dataSource().getConnection();
+             var ps = c.prepareStatement("SELECT count(*) FROM tx_order WHERE item = ?")) {
+            ps.setString(1, item);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getInt(1);
+            }
+        }
+    }
+
     Optional<IdempotencyRecord> record(String principal, String operation, String key) {
         return store().find(new RecordKey(Scope.of(principal, operation), IdempotencyKey.of(key)));
     }

@@ -40,8 +40,9 @@ import org.springframework.web.bind.annotation.RestController;
 
 /**
  * The endpoint benchmark's server: a Spring Boot 4 web application (Tomcat, Spring MVC, Hikari) with
- * idem's starter, as a user writes it. Two handlers do the same work — insert one row and answer 201
- * with its id — one plain, one {@code @Idempotent}. Run in its own JVM by the benchmark; writes its
+ * idem's starter, as a user writes it. The handlers do the same work — insert one row and answer 201
+ * with its id — plain, {@code @Idempotent}, {@code @Idempotent(transactional = true)}, and with
+ * {@code TransactionalIdem} called in the handler. Run in its own JVM by the benchmark; writes its
  * port to {@code bench.port-file} once it listens.
  */
 @SpringBootApplication
@@ -143,6 +144,16 @@ public class BenchApp {
         @PostMapping("/idem/orders")
         @Idempotent
         ResponseEntity<Map<String, Object>> idempotent(@RequestBody Map<String, Object> order) {
+            return insert(order);
+        }
+
+        /**
+         * The starter's filter in transactional mode: the claim, the handler's JdbcTemplate insert
+         * (it finds the transaction's connection) and the stored response commit once.
+         */
+        @PostMapping("/idemtx/orders")
+        @Idempotent(transactional = true)
+        ResponseEntity<Map<String, Object>> idempotentTransactional(@RequestBody Map<String, Object> order) {
             return insert(order);
         }
 

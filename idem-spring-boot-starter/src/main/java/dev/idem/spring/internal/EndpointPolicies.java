@@ -19,18 +19,22 @@ import org.springframework.web.servlet.function.HandlerFunction;
 /**
  * The {@link RoutePolicy} of each handler: from its {@link Idempotent} (method, else class), or the
  * default policy. Computed once per handler method, with a per-endpoint {@link Idem} derived from the
- * application's when the annotation changes a setting.
+ * application's when the annotation changes a setting, and a transactional {@code RequestRunner} for
+ * {@code @Idempotent(transactional = true)}.
  */
 public final class EndpointPolicies {
     private final Idem idem;
     private final IdemProperties properties;
     private final PropertyResolver placeholders;
+    private final TransactionalRunners transactionalRunners;
     private final Map<HandlerKey, RoutePolicy> cache = new ConcurrentHashMap<>();
 
-    public EndpointPolicies(Idem idem, IdemProperties properties, PropertyResolver placeholders) {
+    public EndpointPolicies(Idem idem, IdemProperties properties, PropertyResolver placeholders,
+                            TransactionalRunners transactionalRunners) {
         this.idem = Objects.requireNonNull(idem, "idem is null");
         this.properties = Objects.requireNonNull(properties, "properties is null");
         this.placeholders = Objects.requireNonNull(placeholders, "placeholders is null");
+        this.transactionalRunners = Objects.requireNonNull(transactionalRunners, "transactionalRunners is null");
     }
 
     private record HandlerKey(Class<?> type, Method method) {
@@ -67,8 +71,25 @@ public final class EndpointPolicies {
         }
         String where = key.type().getName() + "#" + key.method().getName();
         RoutePolicy policy = annotation.required() ? RoutePolicy.required() : RoutePolicy.optional();
+        if (annotation.transactional()) {
+            requireNoEngineOnlySettings(annotation, where);
+        }
         Idem variant = variant(annotation, where);
+        if (annotation.transactional()) {
+            return policy.withRunner(transactionalRunners.runner(variant == null ? idem : variant, where));
+        }
         return variant == null ? policy : policy.withIdem(variant);
+    }
+
+    /** Lease, in-flight policy and wait belong to the engine's claim; a transactional claim waits on the row lock. */
+    private static void requireNoEngineOnlySettings(Idempotent annotation, String where) {
+        String set = !annotation.lease().isEmpty() ? "lease"
+                : annotation.inFlight() != Idempotent.InFlight.DEFAULT ? "inFlight"
+                : !annotation.maxWait().isEmpty() ? "maxWait" : null;
+        if (set != null) {
+            throw new IllegalStateException("@Idempotent on " + where + ": " + set + " does not apply with transactional = true"
+                    + " (a duplicate waits on the uncommitted claim's row lock, and nothing is renewed); remove it");
+        }
     }
 
     /** The endpoint's own engine, or null when the annotation changes no setting. */
