@@ -21,6 +21,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
@@ -200,7 +201,26 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      * transaction back to drop a lock, or after a deadlock, and start again.
      */
     ClaimOutcome claim(Connection c, ClaimRequest request) throws SQLException {
+        requireFirstWork(c);
         return claim(c, request, null);
+    }
+
+    /**
+     * Where the dialect's claim may roll the caller's transaction back (MariaDB), refuses a transaction
+     * that already did work, instead of discarding that work without a word.
+     */
+    private void requireFirstWork(Connection c) throws SQLException {
+        Optional<String> check = sql.find("transaction_has_work");
+        if (check.isEmpty() || c.getAutoCommit()) {
+            return;
+        }
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(check.get())) {
+            if (rs.next() && rs.getInt(1) != 0) {
+                throw new IllegalStateException("on " + dialect.displayName() + " the transactional claim must be the first work of its "
+                        + "transaction: the claim may roll the transaction back (to drop a lock, or after a deadlock), which would "
+                        + "discard the work done before it; claim first, then write");
+            }
+        }
     }
 
     /** @param expiresIn if not null, gets a replayed record's remaining life in ms on the database's clock */

@@ -125,7 +125,9 @@ public final class TransactionalIdem {
      * the same database), with auto-commit off, and nothing may commit it while this method runs.
      * Make this call the transaction's first work: the claim is designed to open it (it is what a
      * duplicate waits on), and a dialect may end and restart the transaction while claiming (to drop a
-     * lock, or after a deadlock), which would drop anything written before. A duplicate in another
+     * lock, or after a deadlock), which would drop anything written before — MariaDB's does, so there a
+     * transaction that already touched a table is refused with an {@link IllegalStateException} and
+     * left as it was. A duplicate in another
      * transaction blocks on the uncommitted claim until this transaction ends, then replays its
      * response, or acquires the key if it rolled back.
      *
@@ -135,6 +137,7 @@ public final class TransactionalIdem {
      *
      * @throws IllegalArgumentException if {@code transaction} is in auto-commit mode (the claim would
      *                                  commit on its own, before the operation)
+     * @throws IllegalStateException    on MariaDB, if the transaction already did work
      */
     public Outcome join(Connection transaction, Scope scope, IdempotencyKey key, Fingerprint fingerprint,
                         TransactionalOperation operation) {

@@ -137,6 +137,30 @@ class MariadbSpecificsTest {
     }
 
     @Test
+    @DisplayName("join refuses a transaction that already wrote, instead of letting a claim's rollback discard that write")
+    void joinMustBeTheTransactionsFirstWork() throws Exception {
+        TransactionalIdem idem = TransactionalIdem.of(Idem.builder().store(store).build());
+        try (Connection c = db.dataSource().getConnection(); Statement st = c.createStatement()) {
+            st.execute("CREATE TABLE audit (note VARCHAR(64) NOT NULL)");
+            c.setAutoCommit(false);
+            st.execute("INSERT INTO audit (note) VALUES ('written before the claim')");
+
+            assertThatThrownBy(() -> idem.join(c, Scope.of("alice", "POST /payments"), IdempotencyKey.of("k-first-work"), FP,
+                    tx -> StoredResponse.of(201, new byte[0])))
+                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("must be the first work of its transaction");
+
+            try (ResultSet rs = st.executeQuery("SELECT count(*) FROM audit")) {
+                rs.next();
+                assertThat(rs.getInt(1)).as("the caller's earlier write is still in its transaction").isEqualTo(1);
+            }
+            c.rollback();
+            c.setAutoCommit(true);
+        }
+        assertThat(store.find(new RecordKey(Scope.of("alice", "POST /payments"), IdempotencyKey.of("k-first-work")))).as("no claim")
+                .isEmpty();
+    }
+
+    @Test
     @DisplayName("transactional executions waiting on one that rolls back are not failed by the deadlock InnoDB breaks between them")
     void transactionalWaitersOnARollback() throws Exception {
         TransactionalIdem idem = TransactionalIdem.of(Idem.builder().store(store).build());

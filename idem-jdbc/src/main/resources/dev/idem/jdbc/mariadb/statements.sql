@@ -82,3 +82,10 @@ CREATE TABLE IF NOT EXISTS idem_schema_history (
     description VARCHAR(255) NOT NULL,
     applied_at  BIGINT       NOT NULL
 ) ENGINE = InnoDB
+
+-- name: transaction_has_work
+-- 1 once the connection's transaction has run a statement that touched a table. The claim on a
+-- caller's connection may roll that transaction back (to drop the duplicate check's shared lock, or
+-- after InnoDB picked it as a deadlock victim), which would silently discard earlier work: so it must
+-- be the transaction's first work, and this is how the store checks it.
+SELECT @@in_transaction
