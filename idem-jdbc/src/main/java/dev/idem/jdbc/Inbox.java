@@ -6,6 +6,8 @@ import dev.idem.jdbc.internal.Jdbc;
 import dev.idem.jdbc.internal.MessageHeaders;
 import dev.idem.jdbc.internal.SqlStatements;
 import dev.idem.jdbc.internal.Tables;
+import dev.idem.jdbc.internal.Transactions;
+import dev.idem.jdbc.internal.Transactions.SqlWork;
 import dev.idem.spi.Purgeable;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -78,12 +80,11 @@ public final class Inbox implements Purgeable {
     static final int CLAIM_CHUNK = 500;
     static final int MAX_ERROR_MESSAGE = 2000;
     /** Claims run again after a deadlock the database broke (MariaDB), at most this often. */
-    private static final int MAX_CLAIM_ROUNDS = 8;
     private static final int STATE_QUARANTINED = 2;
     private static final int STATE_PROCESSED = 1;
     private static final int STATE_DROPPED = 3;
 
-    private final DataSource dataSource;
+    private final Transactions transactions;
     private final Dialect dialect;
     private final Map<String, String> tableNames;
     private final SqlStatements sql;
@@ -93,7 +94,7 @@ public final class Inbox implements Purgeable {
     private final String name;
 
     private Inbox(Builder b, Dialect dialect) {
-        this.dataSource = b.dataSource;
+        this.transactions = new Transactions(b.dataSource);
         this.dialect = dialect;
         this.tableNames = Map.of(Tables.DEFAULT_INBOX_TABLE, b.tableName, Tables.DEFAULT_QUARANTINE_TABLE, b.quarantineTableName);
         this.sql = SqlStatements.load(dialect.resourceFolder(), "inbox.sql", tableNames);
@@ -119,8 +120,11 @@ public final class Inbox implements Purgeable {
      * applied, under a lock, safe to run concurrently. A DBA may run the plain SQL file instead.
      */
     public void migrate() {
-        try (Connection c = dataSource.getConnection()) {
-            new Migrator(dialect, sql, Tables.DEFAULT_INBOX_TABLE, tableNames).migrate(c);
+        try {
+            transactions.onConnection(c -> {
+                new Migrator(dialect, sql, Tables.DEFAULT_INBOX_TABLE, tableNames).migrate(c);
+                return null;
+            });
         } catch (SQLException e) {
             throw failure("migrate", null, e);
         }
@@ -247,7 +251,12 @@ public final class Inbox implements Purgeable {
         if (ids.isEmpty()) {
             return Set.of();
         }
-        Set<String> claimed = claimIds(connection, consumer, ids);
+        Set<String> claimed;
+        try {
+            claimed = claimIds(connection, consumer, ids);
+        } catch (SQLException e) {
+            throw Transactions.inCallersTransaction(e, "the inbox claim");
+        }
         Set<String> ordered = new LinkedHashSet<>();
         for (String id : ids) {
             if (claimed.contains(id)) {
@@ -337,7 +346,8 @@ public final class Inbox implements Purgeable {
                 handler.handle(c, q.message());
                 requireTransaction(c, consumer);
             } catch (Exception e) {
-                Jdbc.rollbackQuietly(c, e);
+                rethrowLostRace(e);
+                Transactions.rollbackQuietly(c, e);
                 update(c, "inbox_replay_failure", e.getClass().getName(), errorMessage(e), consumer, messageId);
                 c.commit();
                 return InboxOutcome.quarantined(messageId, q.attempts() + 1, e);
@@ -438,7 +448,8 @@ public final class Inbox implements Purgeable {
         try {
             handler.handle(c, message);
         } catch (Exception e) {
-            Jdbc.rollbackQuietly(c, e);
+            rethrowLostRace(e);
+            Transactions.rollbackQuietly(c, e);
             return countFailure(c, consumer, message, e);
         }
         requireTransaction(c, consumer);
@@ -462,7 +473,8 @@ public final class Inbox implements Purgeable {
                 handler.handle(c, Collections.unmodifiableList(fresh));
             }
         } catch (Exception e) {
-            Jdbc.rollbackQuietly(c, e);
+            rethrowLostRace(e);
+            Transactions.rollbackQuietly(c, e);
             failed = true;
         }
         Map<String, InboxOutcome> outcomes = new HashMap<>();
@@ -497,21 +509,12 @@ public final class Inbox implements Purgeable {
      * {@link #claimIds} as the first work of a transaction this inbox owns. On MariaDB, InnoDB may
      * answer a claim with a deadlock it broke by rolling the transaction back: when an uncommitted
      * claim of an id is rolled back, the deliveries waiting for it each hold a shared lock on the
-     * id's index entry and each need the exclusive one to insert. The claim was the transaction's
-     * only work, so it is run again. (In the caller's transaction, {@link #claimBatch} cannot do that
-     * and the error reaches the caller.)
+     * id's index entry and each need the exclusive one to insert. The transaction is then run again
+     * whole by {@link Transactions}. (In the caller's transaction, {@link #claimBatch} cannot do that
+     * and says so to the caller.)
      */
     private Set<String> claimFirst(Connection c, String consumer, Collection<String> ids) throws SQLException {
-        for (int round = 1; ; round++) {
-            try {
-                return claimIds(c, consumer, ids);
-            } catch (SQLException e) {
-                if (dialect != Dialect.MARIADB || !Jdbc.isDeadlock(e) || round >= MAX_CLAIM_ROUNDS) {
-                    throw e;
-                }
-                c.rollback();
-            }
-        }
+        return claimIds(c, consumer, ids);
     }
 
     /**
@@ -665,44 +668,35 @@ public final class Inbox implements Purgeable {
 
     // ---- connections and errors ---------------------------------------------------------------
 
-    @FunctionalInterface
-    private interface SqlWork<T> {
-        T run(Connection connection) throws SQLException;
-    }
-
-    /** Runs {@code work} with auto-commit off; work commits what it wants kept, and anything it leaves open is rolled back. */
+    /**
+     * Runs {@code work} in a transaction of its own (work commits what it wants kept and may end one
+     * step before the next); a transaction the database rolls back as a deadlock victim or
+     * serialization failure, the handler's writes included, is run again whole.
+     */
     private <T> T inTransaction(String operation, String consumer, SqlWork<T> work) {
-        try (Connection c = dataSource.getConnection()) {
-            boolean autoCommit = c.getAutoCommit();
-            if (autoCommit) {
-                c.setAutoCommit(false);
-            }
-            T result;
-            try {
-                result = work.run(c);
-            } catch (SQLException | RuntimeException | Error e) {
-                Jdbc.rollbackQuietly(c, e);
-                restoreQuietly(c, autoCommit, e);
-                throw e;
-            }
-            c.rollback();
-            if (autoCommit) {
-                c.setAutoCommit(true);
-            }
-            return result;
+        try {
+            return transactions.inTransaction(work);
         } catch (SQLException e) {
             throw failure(operation, consumer, e);
         }
     }
 
-    private static void restoreQuietly(Connection c, boolean autoCommit, Throwable failure) {
-        if (autoCommit) {
-            try {
-                c.setAutoCommit(true);
-            } catch (SQLException e) {
-                failure.addSuppressed(e);
-            }
+    /**
+     * A handler whose statement the database rolled back as a deadlock victim did nothing wrong: its
+     * transaction lost a race. Rethrown (not counted as a failed attempt), so the whole transaction
+     * runs again.
+     */
+    private static void rethrowLostRace(Exception e) throws SQLException {
+        if (!Transactions.isRetryable(e)) {
+            return;
         }
+        if (e instanceof SQLException sql) {
+            throw sql;
+        }
+        if (e instanceof RuntimeException runtime) {
+            throw runtime;
+        }
+        throw new SQLException("the handler's transaction was rolled back by the database", e);
     }
 
     private StoreException failure(String operation, String consumer, SQLException e) {

@@ -10,6 +10,8 @@ import dev.idem.jdbc.internal.Jdbc;
 import dev.idem.jdbc.internal.ResponseCache;
 import dev.idem.jdbc.internal.SqlStatements;
 import dev.idem.jdbc.internal.Tables;
+import dev.idem.jdbc.internal.Transactions;
+import dev.idem.jdbc.internal.Transactions.SqlWork;
 import dev.idem.spi.ClaimOutcome;
 import dev.idem.spi.ClaimRequest;
 import dev.idem.spi.IdempotencyRecord;
@@ -60,6 +62,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     private static final int MAX_CLAIM_ROUNDS = 16;
 
     private final DataSource dataSource;
+    private final Transactions transactions;
     private final Dialect dialect;
     private final String tableName;
     private final SqlStatements sql;
@@ -71,6 +74,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     private JdbcIdempotencyStore(DataSource dataSource, Dialect dialect, String tableName, int cacheEntries) {
         this.dataSource = dataSource;
+        this.transactions = new Transactions(dataSource);
         this.dialect = dialect;
         this.tableName = tableName;
         this.sql = SqlStatements.load(dialect.resourceFolder(), tableName);
@@ -100,13 +104,16 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         return dataSource;
     }
 
+    Transactions transactions() {
+        return transactions;
+    }
+
     /** Creates or upgrades the table by applying the dialect's migrations not yet applied; safe to run concurrently. */
     public void migrate() {
-        try (Connection connection = dataSource.getConnection()) {
-            new Migrator(dialect, sql, tableName).migrate(connection);
-        } catch (SQLException e) {
-            throw failure("migrate", null, e);
-        }
+        inConnection("migrate", null, c -> {
+            new Migrator(dialect, sql, tableName).migrate(c);
+            return null;
+        });
     }
 
     // ---- SPI, one connection per call ------------------------------------------------------
@@ -248,7 +255,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                     }
                 }
             } catch (SQLException e) {
-                if (!byUpdate || !Jdbc.isDeadlock(e)) {
+                if (!byUpdate || !Transactions.isRetryable(e)) {
                     throw e;
                 }
                 // InnoDB rolled the claim's transaction back whole (the claim is its first work): run it again.
@@ -268,6 +275,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         if (own) {
             c.setAutoCommit(false);
         }
+        ClaimOutcome.Acquired acquired;
         try {
             int updated;
             try (PreparedStatement ps = c.prepareStatement(takeoverUpdate)) {
@@ -283,9 +291,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             }
             if (updated == 0) {
                 c.rollback();
+                if (own) {
+                    c.setAutoCommit(true);
+                }
                 return null;
             }
-            ClaimOutcome.Acquired acquired;
             try (PreparedStatement ps = c.prepareStatement(sql.get("claim_taken"))) {
                 ps.setString(1, request.id().scope().value());
                 ps.setString(2, request.id().key().value());
@@ -299,15 +309,15 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             if (own) {
                 c.commit();
             }
-            return acquired;
         } catch (SQLException | RuntimeException e) {
-            Jdbc.rollbackQuietly(c, e);
+            Transactions.rollbackQuietly(c, e);
+            Transactions.restoreQuietly(c, own, e);
             throw e;
-        } finally {
-            if (own) {
-                c.setAutoCommit(true);
-            }
         }
+        if (own) {
+            c.setAutoCommit(true);
+        }
+        return acquired;
     }
 
     /** Ends the connection's transaction, if it is in one, by rolling it back; the claim was its only work. */
@@ -452,25 +462,14 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     // ---- connections and errors -------------------------------------------------------------
 
-    @FunctionalInterface
-    interface SqlWork<T> {
-        T run(Connection connection) throws SQLException;
-    }
-
+    /**
+     * One SPI call on a connection of its own; run again whole if the database picks it as a deadlock
+     * victim or fails it with a serialization error (each call is safe to repeat: a claim settles by
+     * rounds anyway, and every other write is conditional on the token).
+     */
     private <T> T inConnection(String operation, Scope scope, SqlWork<T> work) {
-        try (Connection c = dataSource.getConnection()) {
-            if (c.getAutoCommit()) {
-                return work.run(c);
-            }
-            // A pool configured without auto-commit: make each call its own transaction.
-            try {
-                T result = work.run(c);
-                c.commit();
-                return result;
-            } catch (SQLException | RuntimeException e) {
-                c.rollback();
-                throw e;
-            }
+        try {
+            return transactions.onConnection(work);
         } catch (SQLException e) {
             throw failure(operation, scope, e);
         }

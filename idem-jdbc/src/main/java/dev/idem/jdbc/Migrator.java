@@ -2,6 +2,7 @@ package dev.idem.jdbc;
 
 import dev.idem.jdbc.internal.SqlStatements;
 import dev.idem.jdbc.internal.Tables;
+import dev.idem.jdbc.internal.Transactions;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -72,7 +73,7 @@ final class Migrator {
             }
         } catch (SQLException | RuntimeException e) {
             unlockSession(c, e);
-            c.setAutoCommit(autoCommit);
+            restoreQuietly(c, autoCommit, e);
             throw e;
         }
         unlockSession(c, null);
@@ -133,10 +134,20 @@ final class Migrator {
             }
             c.commit();
         } catch (SQLException | RuntimeException e) {
-            c.rollback();
+            // The database's own error is the one to report: if the connection dropped, the rollback
+            // and the restore fail too ("connection is closed"), and are only recorded beside it.
+            Transactions.rollbackQuietly(c, e);
+            restoreQuietly(c, true, e);
             throw e;
-        } finally {
-            c.setAutoCommit(true);
+        }
+        c.setAutoCommit(true);
+    }
+
+    private static void restoreQuietly(Connection c, boolean autoCommit, Throwable failure) {
+        try {
+            c.setAutoCommit(autoCommit);
+        } catch (SQLException e) {
+            failure.addSuppressed(e);
         }
     }
 

@@ -5,6 +5,8 @@ import dev.idem.jdbc.internal.Jdbc;
 import dev.idem.jdbc.internal.MessageHeaders;
 import dev.idem.jdbc.internal.SqlStatements;
 import dev.idem.jdbc.internal.Tables;
+import dev.idem.jdbc.internal.Transactions;
+import dev.idem.jdbc.internal.Transactions.SqlWork;
 import dev.idem.spi.Purgeable;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -53,9 +55,7 @@ import javax.sql.DataSource;
  * one small row per aggregate). With {@code tableName("x")} they are {@code x} and {@code x_sequence}.
  */
 public final class Outbox implements Purgeable {
-    /** Leases run again after a deadlock the database broke (MariaDB), at most this often. */
-    private static final int MAX_LEASE_ROUNDS = 5;
-    private final DataSource dataSource;
+    private final Transactions transactions;
     private final Dialect dialect;
     private final Map<String, String> tableNames;
     private final SqlStatements sql;
@@ -65,7 +65,7 @@ public final class Outbox implements Purgeable {
     private final int scanIsolation;
 
     private Outbox(Builder b, Dialect dialect) {
-        this.dataSource = b.dataSource;
+        this.transactions = new Transactions(b.dataSource);
         this.dialect = dialect;
         this.tableNames = Map.of(Tables.DEFAULT_OUTBOX_TABLE, b.tableName);
         this.sql = SqlStatements.load(dialect.resourceFolder(), "outbox.sql", tableNames);
@@ -93,11 +93,10 @@ public final class Outbox implements Purgeable {
 
     /** Creates or upgrades the outbox tables (the dialect's outbox migrations), under a lock; safe to run concurrently. */
     public void migrate() {
-        try (Connection c = dataSource.getConnection()) {
+        inConnection("migrate", c -> {
             new Migrator(dialect, sql, Tables.DEFAULT_OUTBOX_TABLE, tableNames).migrate(c);
-        } catch (SQLException e) {
-            throw failure("migrate", e);
-        }
+            return null;
+        });
     }
 
     /** {@link #append(Connection, String, String, String, byte[], Map)} without headers. */
@@ -132,6 +131,15 @@ public final class Outbox implements Purgeable {
         if (connection.getAutoCommit()) {
             throw new IllegalStateException("append belongs in the business transaction, but the connection is in auto-commit mode");
         }
+        try {
+            return appendOn(connection, aggregateType, aggregateId, eventType, payload.clone(), headerCopy);
+        } catch (SQLException e) {
+            throw Transactions.inCallersTransaction(e, "outbox append");
+        }
+    }
+
+    private OutboxMessage appendOn(Connection connection, String aggregateType, String aggregateId, String eventType, byte[] body,
+            Map<String, String> headerCopy) throws SQLException {
         long sequence;
         try (PreparedStatement ps = connection.prepareStatement(sql.get("outbox_next_sequence"))) {
             ps.setString(1, aggregateType);
@@ -142,7 +150,6 @@ public final class Outbox implements Purgeable {
             }
         }
         UUID messageId = UUID.randomUUID();
-        byte[] body = payload.clone();
         long createdAt;
         try (PreparedStatement ps = connection.prepareStatement(sql.get("outbox_append"))) {
             ps.setString(1, messageId.toString());
@@ -250,17 +257,9 @@ public final class Outbox implements Purgeable {
                 return ps.executeUpdate() > 0;
             }
         }
-        for (int round = 1; ; round++) {
-            try {
-                return withScanIsolation(c, conn -> leaseHeads(conn, heads.get(), owner, maxAggregates, perAggregate, lease));
-            } catch (SQLException e) {
-                // InnoDB broke a lock cycle (with another relay's lease or release, or an append) by
-                // rolling this lease back whole; nothing was published on it, so lease again.
-                if (!Jdbc.isDeadlock(e) || round >= MAX_LEASE_ROUNDS) {
-                    throw e;
-                }
-            }
-        }
+        // If InnoDB breaks a lock cycle (with another relay's lease or release, or an append) by rolling
+        // this lease back whole, nothing was published on it: Transactions runs the lease again.
+        return withScanIsolation(c, conn -> leaseHeads(conn, heads.get(), owner, maxAggregates, perAggregate, lease));
     }
 
     private boolean leaseHeads(Connection c, String heads, String owner, int maxAggregates, int perAggregate, Duration lease)
@@ -292,14 +291,14 @@ public final class Outbox implements Purgeable {
                 }
             }
             c.commit();
-            return leased > 0;
-        } catch (SQLException | RuntimeException e) {
-            Jdbc.rollbackQuietly(c, e);
-            throw e;
-        } finally {
             if (autoCommit) {
                 c.setAutoCommit(true);
             }
+            return leased > 0;
+        } catch (SQLException | RuntimeException e) {
+            Transactions.rollbackQuietly(c, e);
+            Transactions.restoreQuietly(c, autoCommit, e);
+            throw e;
         }
     }
 
@@ -368,25 +367,14 @@ public final class Outbox implements Purgeable {
 
     // ---- connections and errors ---------------------------------------------------------------
 
-    @FunctionalInterface
-    private interface SqlWork<T> {
-        T run(Connection connection) throws SQLException;
-    }
-
-    /** One short unit of work; committed at once whatever the pool's auto-commit setting. */
+    /**
+     * One short unit of work, committed at once whatever the pool's auto-commit setting, and run again
+     * if the database picks it as a deadlock victim (every unit here may run twice: a second lease,
+     * release, mark or purge finds the rows as the first left them).
+     */
     private <T> T inConnection(String operation, SqlWork<T> work) {
-        try (Connection c = dataSource.getConnection()) {
-            if (c.getAutoCommit()) {
-                return work.run(c);
-            }
-            try {
-                T result = work.run(c);
-                c.commit();
-                return result;
-            } catch (SQLException | RuntimeException e) {
-                Jdbc.rollbackQuietly(c, e);
-                throw e;
-            }
+        try {
+            return transactions.onConnection(work);
         } catch (SQLException e) {
             throw failure(operation, e);
         }

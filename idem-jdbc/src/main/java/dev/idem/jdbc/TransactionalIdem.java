@@ -10,6 +10,7 @@ import dev.idem.Outcome;
 import dev.idem.ResponseTooLargeException;
 import dev.idem.Scope;
 import dev.idem.StoredResponse;
+import dev.idem.jdbc.internal.Transactions;
 import dev.idem.spi.ClaimOutcome;
 import dev.idem.spi.ClaimRequest;
 import dev.idem.spi.RecordKey;
@@ -83,23 +84,16 @@ public final class TransactionalIdem {
     public Outcome execute(Scope scope, IdempotencyKey key, Fingerprint fingerprint, TransactionalOperation operation) {
         Objects.requireNonNull(operation, "operation is null");
         ClaimRequest request = new ClaimRequest(new RecordKey(scope, key), fingerprint, lease, retention);
-        try (Connection c = store.dataSource().getConnection()) {
-            boolean autoCommit = c.getAutoCommit();
-            c.setAutoCommit(false);
-            try {
+        try {
+            // Run again whole if the database rolls it back as a deadlock victim: the operation is
+            // database-only by contract, so nothing of the lost attempt happened.
+            return store.transactions().inTransaction(c -> {
                 Outcome outcome = inTransaction(c, request, operation);
-                if (shouldCommit(outcome)) {
-                    c.commit();
-                } else {
+                if (!shouldCommit(outcome)) {
                     c.rollback();
                 }
                 return outcome;
-            } catch (Throwable failure) {
-                rollbackQuietly(c, failure);
-                throw failure;
-            } finally {
-                c.setAutoCommit(autoCommit);
-            }
+            });
         } catch (SQLException e) {
             throw store.failure("transactional execute", scope, e);
         }
@@ -151,7 +145,7 @@ public final class TransactionalIdem {
             }
             return inTransaction(transaction, request, operation);
         } catch (SQLException e) {
-            throw store.failure("transactional join", scope, e);
+            throw store.failure("transactional join", scope, Transactions.inCallersTransaction(e, "the transactional claim"));
         }
     }
 
@@ -218,14 +212,6 @@ public final class TransactionalIdem {
         }
         listener.conflict(scope);
         return new Outcome.InProgress(((ClaimOutcome.InProgress) claim).retryAfter());
-    }
-
-    private static void rollbackQuietly(Connection c, Throwable failure) {
-        try {
-            c.rollback();
-        } catch (SQLException e) {
-            failure.addSuppressed(e);
-        }
     }
 
     /** A checked exception thrown by a {@link TransactionalOperation}; the transaction was rolled back. */

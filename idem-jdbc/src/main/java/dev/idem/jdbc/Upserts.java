@@ -2,6 +2,7 @@ package dev.idem.jdbc;
 
 import dev.idem.jdbc.internal.Jdbc;
 import dev.idem.jdbc.internal.SqlStatements;
+import dev.idem.jdbc.internal.Transactions;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -84,7 +85,11 @@ public final class Upserts {
      */
     public boolean insertOrIgnore(Connection connection, String table, List<String> keyColumns, Map<String, ?> row) throws SQLException {
         Statement s = statement(table, keyColumns, row, null, false);
-        return insert(connection, s.insertOrIgnore, row);
+        try {
+            return insert(connection, s.insertOrIgnore, row);
+        } catch (SQLException e) {
+            throw Transactions.inCallersTransaction(e, "the upsert");
+        }
     }
 
     /** Inserts {@code row}, or overwrites the other columns of the row with its key. */
@@ -103,6 +108,15 @@ public final class Upserts {
     public UpsertOutcome insertOrUpdate(Connection connection, String table, List<String> keyColumns, Map<String, ?> row,
             String versionColumn) throws SQLException {
         Statement s = statement(table, keyColumns, row, versionColumn, true);
+        try {
+            return upsert(connection, table, keyColumns, row, versionColumn, s);
+        } catch (SQLException e) {
+            throw Transactions.inCallersTransaction(e, "the upsert");
+        }
+    }
+
+    private UpsertOutcome upsert(Connection connection, String table, List<String> keyColumns, Map<String, ?> row, String versionColumn,
+            Statement s) throws SQLException {
         if (insertedFlag.isPresent()) {
             try (PreparedStatement ps = connection.prepareStatement(s.insertOrUpdate)) {
                 bind(ps, row);

@@ -6,6 +6,7 @@ import dev.idem.jdbc.WindowComputation.Totals;
 import dev.idem.jdbc.internal.Jdbc;
 import dev.idem.jdbc.internal.SqlStatements;
 import dev.idem.jdbc.internal.Tables;
+import dev.idem.jdbc.internal.Transactions;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -80,7 +81,7 @@ public final class WindowedTotals {
     /** The longest window: fixed-length windows do not follow the calendar; build months and years from daily totals. */
     static final Duration MAX_WINDOW = Duration.ofDays(366);
 
-    private final DataSource dataSource;
+    private final Transactions transactions;
     private final Dialect dialect;
     private final String name;
     private final Duration window;
@@ -90,7 +91,7 @@ public final class WindowedTotals {
     private final String storeName;
 
     private WindowedTotals(Builder b, Dialect dialect) {
-        this.dataSource = b.dataSource;
+        this.transactions = new Transactions(b.dataSource);
         this.dialect = dialect;
         this.name = b.name;
         this.window = b.window;
@@ -111,8 +112,11 @@ public final class WindowedTotals {
      * file instead.
      */
     public void migrate() {
-        try (Connection c = dataSource.getConnection()) {
-            new Migrator(dialect, sql, Tables.DEFAULT_WINDOW_TOTAL_TABLE, tableNames).migrate(c);
+        try {
+            transactions.onConnection(c -> {
+                new Migrator(dialect, sql, Tables.DEFAULT_WINDOW_TOTAL_TABLE, tableNames).migrate(c);
+                return null;
+            });
         } catch (SQLException e) {
             throw failure("migrate", e);
         }
@@ -139,30 +143,10 @@ public final class WindowedTotals {
     public Recomputation recompute(Instant from, Instant to, Iterable<? extends Event> events) {
         Range range = range(from, to);
         WindowComputation.Result computed = WindowComputation.compute(name, from, to, windowMs, events);
-        try (Connection c = dataSource.getConnection()) {
-            boolean autoCommit = c.getAutoCommit();
-            if (autoCommit) {
-                c.setAutoCommit(false);
-            }
-            Recomputation result;
-            try {
-                result = write(c, range, computed);
-                c.commit();
-            } catch (SQLException | RuntimeException | Error e) {
-                Jdbc.rollbackQuietly(c, e);
-                if (autoCommit) {
-                    try {
-                        c.setAutoCommit(true);
-                    } catch (SQLException restore) {
-                        e.addSuppressed(restore);
-                    }
-                }
-                throw e;
-            }
-            if (autoCommit) {
-                c.setAutoCommit(true);
-            }
-            return result;
+        try {
+            // One transaction; run again whole if the database picks it as a deadlock victim (the
+            // computed result is kept, and the write is a comparison with what it finds).
+            return transactions.inTransaction(c -> write(c, range, computed));
         } catch (SQLException e) {
             throw failure("recompute [" + from + ", " + to + ")", e);
         }
@@ -184,7 +168,12 @@ public final class WindowedTotals {
             throw new IllegalStateException("recompute(connection, ...) must run in the caller's transaction, "
                     + "but the connection is in auto-commit mode");
         }
-        return write(connection, range, WindowComputation.compute(name, from, to, windowMs, events));
+        WindowComputation.Result computed = WindowComputation.compute(name, from, to, windowMs, events);
+        try {
+            return write(connection, range, computed);
+        } catch (SQLException e) {
+            throw Transactions.inCallersTransaction(e, "the windowed totals' recomputation");
+        }
     }
 
     /**
@@ -199,16 +188,15 @@ public final class WindowedTotals {
         }
         long fromMs = ceilMillis("from", from);
         long toMs = ceilMillis("to", to);
-        try (Connection c = dataSource.getConnection()) {
-            List<WindowTotal> out = new ArrayList<>();
-            for (Map.Entry<Cell, Totals> row : read(c, sql.get("window_range"), fromMs, toMs).entrySet()) {
-                out.add(new WindowTotal(Instant.ofEpochMilli(row.getKey().windowStart()), row.getKey().group(),
-                        row.getValue().count(), row.getValue().sum()));
-            }
-            if (!c.getAutoCommit()) {
-                c.commit();
-            }
-            return List.copyOf(out);
+        try {
+            return transactions.onConnection(c -> {
+                List<WindowTotal> out = new ArrayList<>();
+                for (Map.Entry<Cell, Totals> row : read(c, sql.get("window_range"), fromMs, toMs).entrySet()) {
+                    out.add(new WindowTotal(Instant.ofEpochMilli(row.getKey().windowStart()), row.getKey().group(),
+                            row.getValue().count(), row.getValue().sum()));
+                }
+                return List.copyOf(out);
+            });
         } catch (SQLException e) {
             throw failure("read totals", e);
         }

@@ -1,6 +1,5 @@
 package dev.idem.jdbc.internal;
 
-import java.sql.Connection;
 import java.sql.SQLException;
 
 /** Small JDBC chores shared by the store, the inbox and the outbox. */
@@ -20,28 +19,11 @@ public final class Jdbc {
     }
 
     /**
-     * Whether the database rolled the transaction back to break a deadlock or a serialization conflict
-     * (SQLState 40001; MariaDB's ER_LOCK_DEADLOCK, 1213, carries it): told by the code, never by the text.
-     */
-    public static boolean isDeadlock(SQLException e) {
-        return "40001".equals(e.getSQLState());
-    }
-
-    /**
      * Whether MariaDB refused a row for a duplicate key: vendor codes 1062 (ER_DUP_ENTRY) and 1586
      * (ER_DUP_ENTRY_WITH_KEY_NAME). Not the SQLState alone: 23000 also covers NOT NULL and foreign keys.
      */
     public static boolean isDuplicateKey(SQLException e) {
         return "23000".equals(e.getSQLState()) && (e.getErrorCode() == 1062 || e.getErrorCode() == 1586);
-    }
-
-    /** Rolls back, recording a failure to do so on {@code failure} instead of hiding it. */
-    public static void rollbackQuietly(Connection c, Throwable failure) {
-        try {
-            c.rollback();
-        } catch (SQLException e) {
-            failure.addSuppressed(e);
-        }
     }
 
     /** At most {@code max} characters of {@code text}, never cutting a surrogate pair; null stays null. */
