@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.net.URI;
 import java.security.Principal;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Map;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
@@ -42,6 +43,11 @@ final class TestServer implements AutoCloseable {
     }
 
     static TestServer start(Filter filter, Map<String, Handler> routes) throws Exception {
+        return start(List.of(), filter, routes);
+    }
+
+    /** As {@link #start(Filter, Map)}, with {@code outer} filters registered in front of the filter under test, in order. */
+    static TestServer start(List<Filter> outer, Filter filter, Map<String, Handler> routes) throws Exception {
         Server server = new Server();
         ServerConnector connector = new ServerConnector(server);
         connector.setHost("127.0.0.1");
@@ -49,6 +55,9 @@ final class TestServer implements AutoCloseable {
         server.addConnector(connector);
         ServletContextHandler context = new ServletContextHandler(CONTEXT_PATH);
         context.addFilter(new FilterHolder(testAuthentication()), "/*", EnumSet.of(DispatcherType.REQUEST));
+        for (Filter front : outer) {
+            context.addFilter(new FilterHolder(front), "/*", EnumSet.of(DispatcherType.REQUEST));
+        }
         context.addFilter(new FilterHolder(filter), "/*", EnumSet.of(DispatcherType.REQUEST));
         routes.forEach((path, handler) -> context.addServlet(new ServletHolder(servlet(handler)), path));
         server.setHandler(context);
