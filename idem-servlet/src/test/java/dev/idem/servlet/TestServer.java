@@ -9,6 +9,8 @@ import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.net.URI;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
 import java.security.Principal;
 import java.util.EnumSet;
 import java.util.List;
@@ -21,12 +23,14 @@ import org.eclipse.jetty.server.ServerConnector;
 
 /**
  * An embedded Jetty 12 (ee10) on a free port, with the filter under test on {@code /app/*} and the
- * given servlets. A test filter in front turns an {@code X-Test-User} header into the request's
- * user principal, as an authentication filter would.
+ * given servlets. A test filter in front turns an {@code X-Test-User} header (or a URL-encoded
+ * {@code X-Test-User-Encoded}) into the request's user principal, as an authentication filter would.
  */
 final class TestServer implements AutoCloseable {
     static final String CONTEXT_PATH = "/app";
     static final String TEST_USER_HEADER = "X-Test-User";
+    /** As {@link #TEST_USER_HEADER}, URL-encoded (UTF-8), for names a header cannot carry as they are. */
+    static final String TEST_USER_ENCODED_HEADER = "X-Test-User-Encoded";
 
     /** A servlet body as a lambda; any method reaches it. */
     @FunctionalInterface
@@ -100,11 +104,16 @@ final class TestServer implements AutoCloseable {
     private static Filter testAuthentication() {
         return (request, response, chain) -> {
             String user = ((HttpServletRequest) request).getHeader(TEST_USER_HEADER);
+            String encoded = ((HttpServletRequest) request).getHeader(TEST_USER_ENCODED_HEADER);
+            if (encoded != null) {
+                user = URLDecoder.decode(encoded, StandardCharsets.UTF_8);
+            }
             if (user == null) {
                 chain.doFilter(request, response);
                 return;
             }
-            Principal principal = () -> user;
+            String name = user;
+            Principal principal = () -> name;
             chain.doFilter(new HttpServletRequestWrapper((HttpServletRequest) request) {
                 @Override
                 public Principal getUserPrincipal() {
