@@ -24,6 +24,12 @@ public final class Scope {
      * The first space of the scope separates the two; spaces (and {@code %}) in the principal are
      * percent-encoded, so two different (principal, operation) pairs never make the same scope:
      * {@code ("John Smith", "POST /x")} is {@code John%20Smith POST /x}.
+     *
+     * <p>This keeps principal strings apart, not kinds of principal: a caller scoping by more than
+     * one kind (users, credential digests, no principal) must make their strings distinct itself, as
+     * the servlet module's {@code ScopeResolver} does with {@code user:<name>},
+     * {@code credential:sha256:<hex>} and {@code anonymous}; otherwise a user can be named into
+     * another principal's scope.
      */
     public static Scope of(String principal, String operation) {
         checkPart("scope principal", principal);

@@ -14,7 +14,10 @@ import java.util.Objects;
  *
  * <p>Header names must be HTTP tokens and values must not contain CR, LF or NUL, so a stored
  * response can never smuggle a header on replay. Which headers are worth storing (not
- * {@code Set-Cookie}, hop-by-hop or {@code Date}) is the HTTP layer's decision.
+ * {@code Set-Cookie}, hop-by-hop or {@code Date}) is the HTTP layer's decision, and so is making a
+ * handler's headers storable before they get here: a refusal here after the effect would release the
+ * key, so the servlet filter normalises names and values as the container sends them (and leaves out,
+ * with a marker, whatever still could not be stored).
  */
 public final class StoredResponse {
     private final int status;

@@ -67,13 +67,21 @@ import java.util.Set;
  * Transfer-Encoding, Upgrade}), {@code Date} and {@code Content-Length} (recomputed). The first
  * caller still gets all of them, its cookies included. A handler's {@code sendError} is stored as
  * its status and headers with an empty body (the first caller gets the container's error page).
+ * Only headers the handler (the chain after this filter) set are stored: those filters in front of
+ * this one set (CORS, request ids) are set afresh by them on a replay, which they run in front of too.
+ * Header names and values are normalised as the handler sets them, as Jetty 12 writes them (control
+ * characters and characters beyond ISO-8859-1 in values become spaces; characters that are not HTTP
+ * token characters in names become {@code .}), so the first caller receives what is stored, and once
+ * the handler ran, no header, body size or encoding of its response releases the key.
  *
  * <h2>Large responses</h2>
  * A response body over {@code maxResponseBytes} is still sent in full to the caller that ran the
  * handler; the record is completed with the same status and stored headers, an <em>empty</em> body
  * and {@code Idempotent-Body-Omitted: true}. A retry therefore does not run the handler again and
- * learns the outcome's status, but not the body. (The engine's own
- * {@code Idem.Builder.maxResponseBytes} must be at least this cap, or such responses fail instead.)
+ * learns the outcome's status, but not the body. The cap applied is the smaller of this one and the
+ * engine's own {@code Idem.Builder.maxResponseBytes}, which would refuse the response after the
+ * effect; a route with its own {@link RequestRunner} gets this filter's cap, so keep that runner's at
+ * least as large.
  * Responses are buffered in memory in full, so cover routes with large downloads only knowingly.
  *
  * <h2>Lost lease</h2>
@@ -204,7 +212,10 @@ public final class IdempotencyFilter implements Filter {
         request.setAttribute(APPLIED_ATTRIBUTE, Boolean.TRUE);
         try {
             RequestRunner runner = policy.runner().orElseGet(() -> RequestRunner.of(policy.idem().orElse(idem)));
-            run(runner, scope, key, fingerprint, new BufferedRequest(request, body), response, chain);
+            // Under the engine's own cap too, or the engine would refuse the response after the effect.
+            int responseCap = policy.runner().isPresent() ? maxResponseBytes
+                    : Math.min(maxResponseBytes, policy.idem().orElse(idem).maxResponseBytes());
+            run(runner, scope, key, fingerprint, new BufferedRequest(request, body), response, chain, responseCap);
         } finally {
             request.removeAttribute(APPLIED_ATTRIBUTE);
         }
@@ -219,7 +230,7 @@ public final class IdempotencyFilter implements Filter {
     }
 
     private void run(RequestRunner runner, Scope scope, IdempotencyKey key, Fingerprint fingerprint, BufferedRequest request,
-                     HttpServletResponse response, FilterChain chain) throws IOException, ServletException {
+                     HttpServletResponse response, FilterChain chain, int responseCap) throws IOException, ServletException {
         CapturingResponse capture = new CapturingResponse(response);
         boolean[] handlerFinished = {false};
         Exception[] handlerThrew = {null};
@@ -238,7 +249,7 @@ public final class IdempotencyFilter implements Filter {
                     request.removeAttribute(EXECUTION_ATTRIBUTE);
                 }
                 handlerFinished[0] = true;
-                return capture.toStored(maxResponseBytes);
+                return capture.toStored(responseCap);
             });
             Objects.requireNonNull(outcome, "the RequestRunner returned null");
         } catch (LeaseLostException e) {
@@ -347,7 +358,8 @@ public final class IdempotencyFilter implements Filter {
 
         /**
          * Larger response bodies are sent in full but stored empty, with
-         * {@code Idempotent-Body-Omitted: true}. Default 1 MiB.
+         * {@code Idempotent-Body-Omitted: true}. Default 1 MiB; a smaller cap of the engine's applies
+         * instead on routes run by an {@link Idem}.
          */
         public Builder maxResponseBytes(int maxResponseBytes) {
             this.maxResponseBytes = bytes("maxResponseBytes", maxResponseBytes);

@@ -11,11 +11,26 @@ import java.util.function.Function;
  * The {@link Scope} of a covered request: who asks (principal) and for what (method and route). The
  * same key under another scope is another record, so one principal never sees another's response.
  *
- * <p>The built-in resolvers make the operation {@code "<METHOD> <route>"}. The route defaults to the
+ * <p>The built-in resolvers make the scope {@code "<principal> <METHOD> <route>"}. The principal
+ * part names its kind, so that distinct principals never share a scope, whatever their names:
+ * <ul>
+ * <li>{@code anonymous} — no principal (no user principal, or no credential header);</li>
+ * <li>{@code user:<name>} — the user principal's name, percent-encoded (every character outside
+ *     visible ASCII, and {@code %}, as the {@code %XX} escapes of its UTF-8 bytes), e.g.
+ *     {@code user:alice}, {@code user:John%20Smith}; a name whose encoding is over 128 characters
+ *     becomes {@code user-sha256:<hex>} of the name;</li>
+ * <li>{@code credential:sha256:<hex>} — the SHA-256 of the credential header's value.</li>
+ * </ul>
+ * A user named {@code anonymous} is {@code user:anonymous}, and one named after a credential's digest
+ * is {@code user:sha256:…}: neither can reach another principal's records. The route defaults to the
  * path within the application (without the context path); a framework may pass a route template
- * ({@code /orders/{id}}) instead. A principal or route that is not 1–128 (principal) or 1–256
- * (route) visible ASCII characters is replaced by its SHA-256 ({@code sha256:<hex>}), which keeps
- * scopes unambiguous and within {@code Scope}'s length limit.
+ * ({@code /orders/{id}}) instead. A route that is not 1–256 visible ASCII characters, or that starts
+ * with {@code sha256:}, is replaced by its SHA-256 ({@code sha256:<hex>}), which keeps scopes
+ * unambiguous and within {@code Scope}'s length limit.
+ *
+ * <p>Versions before this encoding used the bare name ({@code alice}) and {@code sha256:<hex>} for
+ * credentials: records stored under those scopes are not found after an upgrade (see the README's
+ * upgrade note). {@code anonymous} is unchanged.
  *
  * <p>Scopes appear in exception messages and metrics, so a resolver must not put secrets in them:
  * {@link #credentialHeader(String)} stores only a digest of the credential. Implementations must be
@@ -23,12 +38,16 @@ import java.util.function.Function;
  */
 @FunctionalInterface
 public interface ScopeResolver {
-    /** The principal of a request that has none. */
-    String ANONYMOUS = "anonymous";
+    /** The principal part of the scope of a request that has no principal. */
+    String ANONYMOUS = RequestNames.ANONYMOUS;
 
     Scope resolve(HttpServletRequest request);
 
-    /** Principal = {@code request.getUserPrincipal().getName()}, or {@value #ANONYMOUS}; route = path. The default. */
+    /**
+     * Principal = {@code user:} and the percent-encoded {@code request.getUserPrincipal().getName()}
+     * (an empty name too), or {@value #ANONYMOUS} without a principal (or with one whose name is
+     * {@code null}); route = path. The default.
+     */
     static ScopeResolver userPrincipal() {
         return userPrincipal(RequestNames::pathWithinApplication);
     }
@@ -39,14 +58,15 @@ public interface ScopeResolver {
         return request -> {
             Principal principal = request.getUserPrincipal();
             String name = principal == null ? null : principal.getName();
-            return scope(name == null || name.isEmpty() ? ANONYMOUS : name, request, route);
+            return scope(name == null ? ANONYMOUS : RequestNames.userPrincipal(name), request, route);
         };
     }
 
     /**
      * Principal = SHA-256 of the value of the credential header {@code headerName} (e.g.
-     * {@code Authorization}, {@code X-Api-Key}), as {@code sha256:<hex>}, or {@value #ANONYMOUS}
-     * without one. The credential itself is never stored or shown. Route = path.
+     * {@code Authorization}, {@code X-Api-Key}), as {@code credential:sha256:<hex>}, or
+     * {@value #ANONYMOUS} without one (or with an empty one). The credential itself is never stored
+     * or shown. Route = path.
      *
      * @throws IllegalArgumentException if {@code headerName} is not an HTTP token
      */
@@ -62,7 +82,7 @@ public interface ScopeResolver {
             String credential = request.getHeader(header);
             String principal = credential == null || credential.isEmpty()
                     ? ANONYMOUS
-                    : "sha256:" + RequestNames.sha256Hex(credential);
+                    : RequestNames.credentialPrincipal(credential);
             return scope(principal, request, route);
         };
     }
@@ -72,6 +92,8 @@ public interface ScopeResolver {
         if (path == null || path.isEmpty()) {
             throw new IllegalStateException("the route function returned " + (path == null ? "null" : "an empty route"));
         }
-        return Scope.of(RequestNames.scopePart(principal, 128), request.getMethod() + " " + RequestNames.scopePart(path, 256));
+        // The principal part is visible ASCII without spaces, so the first space separates it; joined
+        // as is, not through Scope.of, which would escape the encoding's '%' once more.
+        return Scope.parse(principal + " " + request.getMethod() + " " + RequestNames.scopePart(path, 256));
     }
 }

@@ -75,7 +75,12 @@ abstract class FilterTestSupport {
     }
 
     TestServer serve(jakarta.servlet.Filter filter, Map<String, TestServer.Handler> routes) throws Exception {
-        TestServer server = TestServer.start(filter, routes);
+        return serve(List.of(), filter, routes);
+    }
+
+    /** As {@link #serve(jakarta.servlet.Filter, Map)}, with {@code outer} filters in front of {@code filter}. */
+    TestServer serve(List<jakarta.servlet.Filter> outer, jakarta.servlet.Filter filter, Map<String, TestServer.Handler> routes) throws Exception {
+        TestServer server = TestServer.start(outer, filter, routes);
         servers.add(server);
         return server;
     }

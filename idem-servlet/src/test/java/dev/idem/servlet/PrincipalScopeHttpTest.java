@@ -55,7 +55,7 @@ class PrincipalScopeHttpTest extends FilterTestSupport {
 
         assertThat(storedScopes()).hasSize(2).allSatisfy(scope -> assertThat(scope)
                 .as("the credential is stored only as a SHA-256 digest")
-                .startsWith("sha256:").doesNotContain(ALICE_KEY).doesNotContain(BOB_KEY).endsWith(" POST /payments"));
+                .startsWith("credential:sha256:").doesNotContain(ALICE_KEY).doesNotContain(BOB_KEY).endsWith(" POST /payments"));
     }
 
     @Test
@@ -75,8 +75,8 @@ class PrincipalScopeHttpTest extends FilterTestSupport {
         assertThat(anonymous.body()).isEqualTo("run 3 for null");
         assertThat(replayed(bobAgain)).isTrue();
         assertThat(bobAgain.body()).isEqualTo("run 2 for bob");
-        assertThat(record("alice", PAYMENTS_SCOPE_OPERATION, "user-key")).isPresent();
-        assertThat(record("bob", PAYMENTS_SCOPE_OPERATION, "user-key")).isPresent();
+        assertThat(record("user:alice", PAYMENTS_SCOPE_OPERATION, "user-key")).isPresent();
+        assertThat(record("user:bob", PAYMENTS_SCOPE_OPERATION, "user-key")).isPresent();
         assertThat(record(ScopeResolver.ANONYMOUS, PAYMENTS_SCOPE_OPERATION, "user-key").orElseThrow()
                 .response().orElseThrow().body()).isEqualTo("run 3 for null".getBytes(StandardCharsets.UTF_8));
     }

@@ -99,7 +99,7 @@ abstract class ConcurrencyTest extends AppTest {
         assertThat(replayed(bobAgain)).isTrue();
         assertThat(bobAgain.body()).isEqualTo(bob.body());
         assertThat(app.scopesOfKey(key)).as("two records, principals stored as digests of the credential")
-                .hasSize(2).allSatisfy(scope -> assertThat(scope).startsWith("sha256:").endsWith(" POST /orders")
+                .hasSize(2).allSatisfy(scope -> assertThat(scope).startsWith("credential:sha256:").endsWith(" POST /orders")
                         .doesNotContain("alice").doesNotContain("bob"));
     }
 

@@ -18,8 +18,10 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
@@ -31,12 +33,32 @@ import java.util.TreeSet;
  * rules for content type, character encoding and cookies apply unchanged; the stored copy reads them
  * back. {@code Content-Length} from the handler is ignored: it is recomputed from the buffered body.
  * {@code sendError} and {@code sendRedirect} are recorded, not performed, until the response is sent.
+ *
+ * <p><b>Only the handler's headers are stored.</b> Headers already on the response when the wrapper
+ * is made (set by filters in front of the idempotency filter: CORS, request ids, …) are not: those
+ * filters run again in front of a replay and set their own for that request. A header the handler
+ * sets replaces an outer filter's value and is stored; one it only adds to is stored as the handler's
+ * values, and a replay appends them to the outer filters' fresh ones.
+ *
+ * <p><b>Header text is normalised as it is set</b>, the way Jetty 12 (and, nearly so, Tomcat) writes
+ * it on the wire: in values, control characters other than tab, DEL and characters beyond
+ * ISO-8859-1 become a space; in names, every character that is not an HTTP token character becomes
+ * {@code .}; a header without a name is dropped. The first caller therefore receives exactly what is
+ * stored and replayed, on any container, and no header the handler can set makes the response
+ * unstorable — once the handler ran, its response's shape never releases the key.
  */
 public final class CapturingResponse extends HttpServletResponseWrapper {
     /** Set on a stored response whose body was over the cap and left out. */
     public static final String BODY_OMITTED_HEADER = "Idempotent-Body-Omitted";
     /** Set on every replayed response. */
     public static final String REPLAYED_HEADER = "Idempotent-Replayed";
+    /** Set on a stored response some of whose headers could not be stored and were left out. */
+    public static final String HEADERS_OMITTED_HEADER = "Idempotent-Headers-Omitted";
+    /**
+     * Stored, never sent: the names (comma-separated) of headers the handler only added to values an
+     * outer filter had set, so a replay appends them to that filter's fresh values instead of replacing them.
+     */
+    public static final String APPENDED_HEADER = "Idempotent-Appended-Headers";
 
     /**
      * Never stored, so never replayed: cookies belong to the first caller's session; hop-by-hop
@@ -48,7 +70,7 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
             "Connection", "Keep-Alive", "Proxy-Authenticate", "Proxy-Authorization", "TE", "Trailer",
             "Transfer-Encoding", "Upgrade",
             "Date", "Content-Length",
-            REPLAYED_HEADER, BODY_OMITTED_HEADER);
+            REPLAYED_HEADER, BODY_OMITTED_HEADER, HEADERS_OMITTED_HEADER, APPENDED_HEADER);
 
     private final HttpServletResponse response;
     private final ByteArrayOutputStream body = new ByteArrayOutputStream();
@@ -58,10 +80,29 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
     private boolean closed;
     private int errorStatus = -1;
     private String errorMessage;
+    /** The headers on the response before the handler ran (outer filters'), by name, case-insensitive. */
+    private final Map<String, List<String>> atEntry = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+    /** Names the handler set (replacing any outer value): all their values are the handler's. */
+    private final Set<String> setByHandler = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
+    /** Names the handler added values to: its values are those beyond the ones present at entry. */
+    private final Set<String> addedByHandler = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
 
+    /**
+     * Wraps {@code response} as the handler will see it. Headers already on it are taken to be
+     * outer filters' and will not be stored.
+     */
     public CapturingResponse(HttpServletResponse response) {
         super(response);
         this.response = response;
+        Collection<String> names = response.getHeaderNames();
+        if (names != null) {
+            for (String name : names) {
+                Collection<String> values = response.getHeaders(name);
+                if (values != null && !values.isEmpty()) {
+                    atEntry.computeIfAbsent(name, n -> new ArrayList<>()).addAll(values);
+                }
+            }
+        }
     }
 
     private static Set<String> caseInsensitive(String... names) {
@@ -98,6 +139,7 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
             Charset charset = charset(writerCharset);
             writerCharset = charset.name();
             // As the container would on getWriter(): the charset becomes explicit in Content-Type.
+            setByHandler.add("Content-Type");
             super.setCharacterEncoding(writerCharset);
             writer = new PrintWriter(new OutputStreamWriter(new CaptureStream(), charset), false);
         }
@@ -118,17 +160,26 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
     @Override
     public void setCharacterEncoding(String charset) {
         if (writer == null) {
-            super.setCharacterEncoding(charset);
+            setByHandler.add("Content-Type");
+            super.setCharacterEncoding(charset == null ? null : headerValue(charset));
         }
     }
 
     @Override
     public void setContentType(String type) {
-        super.setContentType(type);
+        setByHandler.add("Content-Type");
+        super.setContentType(type == null ? null : headerValue(type));
         if (writer != null) {
             // After getWriter() the encoding is fixed (Servlet spec); keep the header true to the bytes.
             super.setCharacterEncoding(writerCharset);
         }
+    }
+
+    @Override
+    public void setLocale(Locale locale) {
+        setByHandler.add("Content-Language");
+        setByHandler.add("Content-Type"); // a container may derive the charset from the locale
+        super.setLocale(locale);
     }
 
     @Override
@@ -170,6 +221,10 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
             writer.flush();
         }
         body.reset();
+        // The container cleared every header, the outer filters' too: whatever is set from now on is the handler's.
+        atEntry.clear();
+        setByHandler.clear();
+        addedByHandler.clear();
     }
 
     // ---- length: recomputed from the buffered body ---------------------------------------------
@@ -184,30 +239,108 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
 
     @Override
     public void setHeader(String name, String value) {
-        if (!"Content-Length".equalsIgnoreCase(name)) {
-            super.setHeader(name, value);
+        String normalised = headerName(name);
+        if (normalised != null && !"Content-Length".equalsIgnoreCase(normalised)) {
+            setByHandler.add(normalised);
+            super.setHeader(normalised, value == null ? null : headerValue(value));
         }
     }
 
     @Override
     public void addHeader(String name, String value) {
-        if (!"Content-Length".equalsIgnoreCase(name)) {
-            super.addHeader(name, value);
+        String normalised = headerName(name);
+        if (normalised != null && !"Content-Length".equalsIgnoreCase(normalised)) {
+            addedByHandler.add(normalised);
+            super.addHeader(normalised, value == null ? null : headerValue(value));
         }
     }
 
     @Override
     public void setIntHeader(String name, int value) {
-        if (!"Content-Length".equalsIgnoreCase(name)) {
-            super.setIntHeader(name, value);
+        String normalised = headerName(name);
+        if (normalised != null && !"Content-Length".equalsIgnoreCase(normalised)) {
+            setByHandler.add(normalised);
+            super.setIntHeader(normalised, value);
         }
     }
 
     @Override
     public void addIntHeader(String name, int value) {
-        if (!"Content-Length".equalsIgnoreCase(name)) {
-            super.addIntHeader(name, value);
+        String normalised = headerName(name);
+        if (normalised != null && !"Content-Length".equalsIgnoreCase(normalised)) {
+            addedByHandler.add(normalised);
+            super.addIntHeader(normalised, value);
         }
+    }
+
+    @Override
+    public void setDateHeader(String name, long date) {
+        String normalised = headerName(name);
+        if (normalised != null) {
+            setByHandler.add(normalised);
+            super.setDateHeader(normalised, date);
+        }
+    }
+
+    @Override
+    public void addDateHeader(String name, long date) {
+        String normalised = headerName(name);
+        if (normalised != null) {
+            addedByHandler.add(normalised);
+            super.addDateHeader(normalised, date);
+        }
+    }
+
+    /**
+     * A header name as it can be sent and stored, or {@code null} for a missing or empty name (the
+     * header is dropped: there is no field to send). Every character that is not an HTTP token
+     * character becomes {@code .} — Jetty 12 does so for control characters, {@code :} and characters
+     * beyond ISO-8859-1, and would send the others (space, separators, ISO-8859-1 letters) as an
+     * invalid field line that clients refuse.
+     */
+    static String headerName(String name) {
+        if (name == null || name.isEmpty()) {
+            return null;
+        }
+        StringBuilder out = null;
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if (!tchar(c)) {
+                if (out == null) {
+                    out = new StringBuilder(name.length()).append(name, 0, i);
+                }
+                out.append('.');
+            } else if (out != null) {
+                out.append(c);
+            }
+        }
+        return out == null ? name : out.toString();
+    }
+
+    /**
+     * A header value as the container writes it: control characters other than tab, DEL, and
+     * characters beyond ISO-8859-1 (each UTF-16 unit, so a lone surrogate too) become a space, as
+     * Jetty 12 and Tomcat write them; ISO-8859-1 letters stay (sent as one byte each).
+     */
+    static String headerValue(String value) {
+        StringBuilder out = null;
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            boolean sendable = c == '\t' || (c >= 0x20 && c != 0x7F && c <= 0xFF);
+            if (!sendable) {
+                if (out == null) {
+                    out = new StringBuilder(value.length()).append(value, 0, i);
+                }
+                out.append(' ');
+            } else if (out != null) {
+                out.append(c);
+            }
+        }
+        return out == null ? value : out.toString();
+    }
+
+    private static boolean tchar(char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
     }
 
     // ---- error and redirect: recorded now, performed on send ---------------------------------
@@ -253,7 +386,7 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
         }
         super.setStatus(status);
         // Sent as given: RFC 9110 allows a relative Location, and the replay must carry the same one.
-        super.setHeader("Location", location);
+        setHeader("Location", location);
         closed = true;
     }
 
@@ -266,41 +399,84 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
     // ---- after the handler ---------------------------------------------------------------------
 
     /**
-     * What to store: the status, the storable headers as the container holds them, and the body —
-     * or, when the body is over {@code maxBodyBytes}, an empty body and
-     * {@code Idempotent-Body-Omitted: true}, so a retry learns the outcome instead of re-executing.
+     * What to store: the status, the storable headers the handler set (not the outer filters'), as
+     * the container holds them, and the body — or, when the body is over {@code maxBodyBytes}, an
+     * empty body and {@code Idempotent-Body-Omitted: true}, so a retry learns the outcome instead of
+     * re-executing. Never fails because of a header: one that still could not be stored is left out
+     * and the response is marked {@code Idempotent-Headers-Omitted: true}.
      */
     public StoredResponse toStored(int maxBodyBytes) {
         if (writer != null) {
             writer.flush();
         }
-        Map<String, List<String>> headers = storedHeaders();
+        Map<String, List<String>> headers = new LinkedHashMap<>();
+        List<String> appended = new ArrayList<>();
+        boolean omitted = storedHeaders(headers, appended);
         byte[] bytes = errorStatus >= 0 ? new byte[0] : body.toByteArray();
-        if (bytes.length > maxBodyBytes) {
-            headers.put(BODY_OMITTED_HEADER, List.of("true"));
+        boolean bodyOmitted = bytes.length > maxBodyBytes;
+        if (bodyOmitted) {
             bytes = new byte[0];
         }
-        return StoredResponse.of(response.getStatus(), headers, bytes);
+        if (!appended.isEmpty()) {
+            headers.put(APPENDED_HEADER, List.of(String.join(", ", appended)));
+        }
+        if (omitted) {
+            headers.put(HEADERS_OMITTED_HEADER, List.of("true"));
+        }
+        if (bodyOmitted) {
+            headers.put(BODY_OMITTED_HEADER, List.of("true"));
+        }
+        try {
+            return StoredResponse.of(response.getStatus(), headers, bytes);
+        } catch (IllegalArgumentException unstorableHeader) {
+            // Not expected after normalisation; still, the effect happened: keep the outcome, not the headers.
+            Map<String, List<String>> marked = new LinkedHashMap<>();
+            marked.put(HEADERS_OMITTED_HEADER, List.of("true"));
+            if (bodyOmitted) {
+                marked.put(BODY_OMITTED_HEADER, List.of("true"));
+            }
+            return StoredResponse.of(response.getStatus(), marked, bytes);
+        }
     }
 
-    private Map<String, List<String>> storedHeaders() {
-        Map<String, List<String>> headers = new LinkedHashMap<>();
+    /** Fills {@code headers} with the handler's storable ones; returns whether one had to be left out. */
+    private boolean storedHeaders(Map<String, List<String>> headers, List<String> appended) {
+        boolean omitted = false;
         Set<String> seen = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
-        for (String name : response.getHeaderNames()) {
-            if (!seen.add(name) || !stored(name)) {
+        for (String containerName : response.getHeaderNames()) {
+            if (!seen.add(containerName) || !stored(containerName)) {
                 continue;
             }
-            Collection<String> values = response.getHeaders(name);
-            if (!values.isEmpty()) {
-                headers.put(name, new ArrayList<>(values));
+            boolean set = setByHandler.contains(containerName);
+            if (!set && !addedByHandler.contains(containerName)) {
+                continue; // an outer filter's (or the container's): it sets its own again on a replay
+            }
+            List<String> values = new ArrayList<>();
+            for (String value : response.getHeaders(containerName)) {
+                if (value != null) {
+                    values.add(headerValue(value)); // already normalised when set; read back from the container
+                }
+            }
+            List<String> outer = atEntry.get(containerName);
+            if (!set && outer != null) {
+                outer.forEach(values::remove); // the handler's values follow the outer filter's
+                if (!values.isEmpty()) {
+                    appended.add(containerName);
+                }
+            }
+            String name = headerName(containerName);
+            if (name == null) {
+                omitted = true;
+            } else if (!values.isEmpty()) {
+                headers.computeIfAbsent(name, n -> new ArrayList<>()).addAll(values);
             }
         }
         // Some containers (Tomcat) keep the content type outside the header list until commit.
         String contentType = response.getContentType();
-        if (contentType != null && !seen.contains("Content-Type")) {
-            headers.put("Content-Type", List.of(contentType));
+        if (contentType != null && !seen.contains("Content-Type") && setByHandler.contains("Content-Type")) {
+            headers.put("Content-Type", List.of(headerValue(contentType)));
         }
-        return headers;
+        return omitted;
     }
 
     /** Sends what the handler produced, in full, to this (first) caller. */
@@ -320,15 +496,28 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
         writeBody(response, response.getStatus(), body.toByteArray());
     }
 
-    /** Writes a stored response to a fresh (uncommitted) response, marked as a replay. */
+    /**
+     * Writes a stored response to a fresh (uncommitted) response, marked as a replay. Stored headers
+     * replace those the outer filters set for this request, except those the handler had only added
+     * to an outer filter's values ({@value #APPENDED_HEADER}), which are appended to them.
+     */
     public static void replay(StoredResponse stored, HttpServletResponse response) throws IOException {
         response.setStatus(stored.status());
+        Set<String> appended = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
+        for (String names : stored.headers().getOrDefault(APPENDED_HEADER, List.of())) {
+            for (String name : names.split(",")) {
+                appended.add(name.trim());
+            }
+        }
         stored.headers().forEach((name, values) -> {
-            boolean first = true;
+            if (APPENDED_HEADER.equalsIgnoreCase(name)) {
+                return;
+            }
+            boolean replace = !appended.contains(name);
             for (String value : values) {
-                if (first) {
+                if (replace) {
                     response.setHeader(name, value);
-                    first = false;
+                    replace = false;
                 } else {
                     response.addHeader(name, value);
                 }
