@@ -1,6 +1,7 @@
 package dev.idem;
 
 import dev.idem.internal.Backoff;
+import dev.idem.internal.LeaseRenewer;
 import dev.idem.internal.SafeListener;
 import dev.idem.spi.ClaimOutcome;
 import dev.idem.spi.ClaimRequest;
@@ -40,6 +41,7 @@ public final class Idem {
     private final IdemListener listener;
     private final int maxResponseBytes;
     private final boolean renewLeases;
+    private final LeaseRenewer leases;
 
     private Idem(Builder b) {
         this.store = b.store;
@@ -51,6 +53,7 @@ public final class Idem {
         this.listener = b.listener instanceof SafeListener ? b.listener : new SafeListener(b.listener);
         this.maxResponseBytes = b.maxResponseBytes;
         this.renewLeases = b.renewLeases;
+        this.leases = new LeaseRenewer(store, lease);
     }
 
     public static Builder builder() {
@@ -90,9 +93,11 @@ public final class Idem {
         Instant deadline = null;
         Backoff backoff = null;
         while (true) {
+            // Read before the claim is sent: the lease it grants cannot end before this instant plus the lease.
+            long sentAt = System.nanoTime();
             ClaimOutcome claim = store.claim(request);
             if (claim instanceof ClaimOutcome.Acquired acquired) {
-                return new RunningExecution(this, request.id(), acquired).run(operation);
+                return new RunningExecution(this, request.id(), acquired, sentAt).run(operation);
             }
             if (claim instanceof ClaimOutcome.Replay replay) {
                 listener.replayed(scope);
@@ -169,6 +174,10 @@ public final class Idem {
 
     boolean renewLeases() {
         return renewLeases;
+    }
+
+    LeaseRenewer leases() {
+        return leases;
     }
 
     @Override

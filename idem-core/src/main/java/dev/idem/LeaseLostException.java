@@ -18,9 +18,25 @@ public final class LeaseLostException extends IdemException {
         this.token = token;
     }
 
+    private LeaseLostException(Scope scope, long token, String operation, Throwable cause) {
+        super(operation + " not started for scope '" + scope + "': the lease of fencing token " + token
+                + " could not be confirmed to still hold, so another owner may have taken over", cause);
+        this.scope = scope;
+        this.token = token;
+    }
+
     /** Made by stores when a conditional write matched no record holding {@code token}. */
     public static LeaseLostException staleToken(Scope scope, long token, String operation) {
         return new LeaseLostException(scope, token, operation);
+    }
+
+    /**
+     * Made by the engine when an owner fences itself: it was about to start a phase or store its
+     * result, its last confirmed lease was (nearly) over, and confirming it again failed with
+     * {@code cause}. Nothing was written; the record may still be this owner's.
+     */
+    public static LeaseLostException unconfirmed(Scope scope, long token, String operation, Throwable cause) {
+        return new LeaseLostException(scope, token, operation, cause);
     }
 
     public Scope scope() {

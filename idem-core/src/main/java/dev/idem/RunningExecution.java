@@ -1,8 +1,9 @@
 package dev.idem;
 
-import dev.idem.internal.LeaseKeeper;
+import dev.idem.internal.LeaseRenewer;
 import dev.idem.internal.PhaseLog;
 import dev.idem.spi.ClaimOutcome;
+import dev.idem.spi.HeldLease;
 import dev.idem.spi.IdempotencyStore;
 import dev.idem.spi.RecordKey;
 import dev.idem.spi.RecoveryPoint;
@@ -14,9 +15,21 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-/** One owner's run of an operation: phases, checkpoints, lease renewal and the final write. */
+/**
+ * One owner's run of an operation: phases, checkpoints, lease renewal and the final write.
+ *
+ * <p><b>Self-fencing.</b> Before it starts a phase, when the operation calls {@link #ensureOwned},
+ * and before it stores the result, the owner checks that its lease was confirmed to last at least a
+ * fifth of the lease beyond now: confirmed means measured on this JVM's monotonic clock from before
+ * the claim or renewal that the store accepted was sent, so a pause of the process (GC, a frozen VM)
+ * counts against it. If not, it confirms the lease once more with a renewal of its own; if that is
+ * refused or fails, it stops with {@link LeaseLostException} instead of acting on a lease another
+ * owner may have taken over.
+ */
 final class RunningExecution implements Execution {
     private static final int MAX_PHASE_NAME = 64;
+    /** The part of the lease that must still be ahead for an owner to start something. */
+    private static final int MARGIN_DIVISOR = 5;
 
     private final Idem idem;
     private final IdempotencyStore store;
@@ -25,10 +38,14 @@ final class RunningExecution implements Execution {
     private final int attempt;
     private final Map<String, byte[]> finishedPhases = new LinkedHashMap<>();
     private final boolean resumed;
+    private final long claimSentAt;
     private volatile boolean leaseLost;
+    private LeaseRenewer.Lease lease;
 
-    RunningExecution(Idem idem, RecordKey id, ClaimOutcome.Acquired acquired) {
+    /** @param claimSentAt {@link System#nanoTime()} read before the claim that acquired the record was sent */
+    RunningExecution(Idem idem, RecordKey id, ClaimOutcome.Acquired acquired, long claimSentAt) {
         this.idem = idem;
+        this.claimSentAt = claimSentAt;
         this.store = idem.store();
         this.id = id;
         this.token = acquired.token();
@@ -43,7 +60,11 @@ final class RunningExecution implements Execution {
             idem.listener().takeover(id.scope(), attempt);
         }
         StoredResponse response;
-        try (LeaseKeeper ignored = idem.renewLeases() ? LeaseKeeper.start(store, id, token, idem.lease(), this::onLeaseLost) : null) {
+        if (idem.renewLeases()) {
+            store.prepareRenewals();
+        }
+        try (LeaseRenewer.Lease held = idem.leases().hold(new HeldLease(id, token), claimSentAt, idem.renewLeases(), this::onLeaseLost)) {
+            lease = held;
             response = operation.run(this);
             if (response == null) {
                 throw new IllegalStateException("operation for scope '" + id.scope() + "' returned null; return a StoredResponse");
@@ -60,6 +81,7 @@ final class RunningExecution implements Execution {
             return new Outcome.Executed(response, false, attempt);
         }
         try {
+            ensureVouched("complete");
             store.complete(id, token, response, idem.retention());
         } catch (LeaseLostException e) {
             onLeaseLost();
@@ -166,8 +188,32 @@ final class RunningExecution implements Execution {
 
     @Override
     public void ensureOwned() {
+        ensureVouched("phase");
+    }
+
+    /** Self-fencing (see the class comment): returns only if the lease is confirmed to hold a margin beyond now. */
+    private void ensureVouched(String operation) {
         if (leaseLost) {
-            throw LeaseLostException.staleToken(id.scope(), token, "phase");
+            throw LeaseLostException.staleToken(id.scope(), token, operation);
+        }
+        long leaseNanos = idem.lease().toNanos();
+        long margin = leaseNanos / MARGIN_DIVISOR;
+        if (lease.vouchedFor(margin)) {
+            return;
+        }
+        long sentAt = System.nanoTime();
+        try {
+            store.renew(id, token, idem.lease());
+        } catch (LeaseLostException e) {
+            lease.lost();
+            throw e;
+        } catch (RuntimeException e) {
+            throw LeaseLostException.unconfirmed(id.scope(), token, operation, e);
+        }
+        lease.confirmedUntil(sentAt + leaseNanos);
+        if (!lease.vouchedFor(margin)) {
+            // The confirming call itself took most of the lease: another owner could already be near.
+            throw LeaseLostException.unconfirmed(id.scope(), token, operation, null);
         }
     }
 

@@ -4,6 +4,9 @@ import dev.idem.LeaseLostException;
 import dev.idem.StoreException;
 import dev.idem.StoredResponse;
 import java.time.Duration;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.Optional;
 
 /**
@@ -83,6 +86,42 @@ public interface IdempotencyStore extends Purgeable {
      * @throws LeaseLostException if {@code token} is not the record's current token
      */
     void renew(RecordKey id, long token, Duration lease);
+
+    /**
+     * Renews many leases at once, each to {@code lease} from now on the store's clock, as
+     * {@link #renew} would one by one: the engine calls it once per tick for every lease its owners
+     * hold. It must not let one lease hold up the others: a record another transaction has locked,
+     * or a failure for one lease, leaves that lease out of the answer (neither renewed nor lost) and
+     * the rest are renewed. It should return well within a third of {@code lease}; a store with its
+     * own connections renews on connections the application's work cannot exhaust.
+     *
+     * <p>The default renews one by one and keeps going past failures.
+     *
+     * @return the leases renewed and the leases found lost
+     */
+    default Renewals renewAll(Collection<HeldLease> leases, Duration lease) {
+        Set<HeldLease> renewed = new HashSet<>();
+        Set<HeldLease> lost = new HashSet<>();
+        for (HeldLease held : leases) {
+            try {
+                renew(held.id(), held.token(), lease);
+                renewed.add(held);
+            } catch (LeaseLostException e) {
+                lost.add(held);
+            } catch (RuntimeException e) {
+                // Not reached this time; its owner's last confirmed lease still stands.
+            }
+        }
+        return new Renewals(renewed, lost);
+    }
+
+    /**
+     * Called by the engine before an owner starts work whose lease it will renew, on the caller's
+     * thread: a store that renews on resources of its own (a reserved connection) acquires them here,
+     * so a later renewal never waits for the application's pool. The default does nothing.
+     */
+    default void prepareRenewals() {
+    }
 
     /**
      * Deletes up to {@code limit} expired records (see Expiry) and returns how many it deleted. A

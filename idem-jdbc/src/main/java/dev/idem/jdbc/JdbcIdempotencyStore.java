@@ -7,6 +7,7 @@ import dev.idem.StoreException;
 import dev.idem.StoredResponse;
 import dev.idem.jdbc.internal.HeaderCodec;
 import dev.idem.jdbc.internal.Jdbc;
+import dev.idem.jdbc.internal.ReservedConnection;
 import dev.idem.jdbc.internal.ResponseCache;
 import dev.idem.jdbc.internal.SqlStatements;
 import dev.idem.jdbc.internal.Tables;
@@ -14,11 +15,13 @@ import dev.idem.jdbc.internal.Transactions;
 import dev.idem.jdbc.internal.Transactions.SqlWork;
 import dev.idem.spi.ClaimOutcome;
 import dev.idem.spi.ClaimRequest;
+import dev.idem.spi.HeldLease;
 import dev.idem.spi.IdempotencyRecord;
 import dev.idem.spi.IdempotencyStore;
 import dev.idem.spi.RecordKey;
 import dev.idem.spi.RecordState;
 import dev.idem.spi.RecoveryPoint;
+import dev.idem.spi.Renewals;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -26,7 +29,14 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.Optional;
 import javax.sql.DataSource;
 
@@ -60,6 +70,8 @@ import javax.sql.DataSource;
 public final class JdbcIdempotencyStore implements IdempotencyStore {
     /** A live record read between a conflict and a concurrent release/purge is re-claimed; this bounds that loop. */
     private static final int MAX_CLAIM_ROUNDS = 16;
+    /** Leases per batched renewal statement. */
+    private static final int RENEW_CHUNK = 500;
 
     private final DataSource dataSource;
     private final Transactions transactions;
@@ -69,11 +81,14 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     private final String name;
     /** Completed records' final answers, or null when the cache is off (the default). */
     private final ResponseCache cache;
+    /** The connection lease renewals run on, out of the application's reach. */
+    private final ReservedConnection renewalConnection;
     /** The dialect's separate takeover statement (MariaDB), or null where the claim statement takes over itself. */
     private final String takeoverUpdate;
 
-    private JdbcIdempotencyStore(DataSource dataSource, Dialect dialect, String tableName, int cacheEntries) {
+    private JdbcIdempotencyStore(DataSource dataSource, Dialect dialect, String tableName, int cacheEntries, DataSource renewals) {
         this.dataSource = dataSource;
+        this.renewalConnection = new ReservedConnection(renewals == null ? dataSource : renewals);
         this.transactions = new Transactions(dataSource);
         this.dialect = dialect;
         this.tableName = tableName;
@@ -172,6 +187,108 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             update(c, "renew", id, token, lease.toMillis());
             return null;
         });
+    }
+
+    /** Borrows the connection renewals run on, on the owner's thread, before its work takes the pool. */
+    @Override
+    public void prepareRenewals() {
+        try {
+            renewalConnection.reserve();
+        } catch (SQLException e) {
+            throw failure("reserve a renewal connection", null, e);
+        }
+    }
+
+    /**
+     * One transaction on the renewal connection, at most three statements per 500 leases: lock the
+     * in-progress records nobody else has locked ({@code SKIP LOCKED}), read the rest without a lock,
+     * extend every locked lease whose token still matches with one batch of updates by primary key. A record locked by
+     * another transaction is skipped, not waited for; every round trip is bounded by a third of the
+     * lease.
+     */
+    @Override
+    public Renewals renewAll(Collection<HeldLease> leases, Duration lease) {
+        Objects.requireNonNull(lease, "lease is null");
+        if (leases.isEmpty()) {
+            return new Renewals(Set.of(), Set.of());
+        }
+        Set<HeldLease> renewed = new HashSet<>();
+        Set<HeldLease> lost = new HashSet<>();
+        List<HeldLease> all = new ArrayList<>(leases);
+        try {
+            for (int from = 0; from < all.size(); from += RENEW_CHUNK) {
+                List<HeldLease> chunk = all.subList(from, Math.min(all.size(), from + RENEW_CHUNK));
+                renewalConnection.inTransaction(Math.max(1, lease.toMillis() / 3), c -> {
+                    renewChunk(c, chunk, lease, renewed, lost);
+                    return null;
+                });
+            }
+        } catch (SQLException e) {
+            throw failure("renew leases", null, e);
+        }
+        return new Renewals(renewed, lost);
+    }
+
+    private void renewChunk(Connection c, List<HeldLease> chunk, Duration lease, Set<HeldLease> renewed, Set<HeldLease> lost)
+            throws SQLException {
+        Map<RecordKey, Long> locked = tokens(c, "renew_many_lock", chunk);
+        List<HeldLease> toRenew = new ArrayList<>();
+        List<HeldLease> notLocked = new ArrayList<>();
+        for (HeldLease held : chunk) {
+            Long token = locked.get(held.id());
+            if (token == null) {
+                notLocked.add(held);
+            } else if (token == held.token()) {
+                toRenew.add(held);
+            } else {
+                lost.add(held);
+            }
+        }
+        if (!notLocked.isEmpty()) {
+            Map<RecordKey, Long> live = tokens(c, "renew_many_states", notLocked);
+            for (HeldLease held : notLocked) {
+                Long token = live.get(held.id());
+                if (token == null || token != held.token()) {
+                    lost.add(held);
+                }
+                // Else: live with this token but locked by another transaction; next tick.
+            }
+        }
+        if (!toRenew.isEmpty()) {
+            try (PreparedStatement ps = c.prepareStatement(sql.get("renew_locked"))) {
+                for (HeldLease held : toRenew) {
+                    ps.setLong(1, lease.toMillis());
+                    ps.setString(2, held.id().scope().value());
+                    ps.setString(3, held.id().key().value());
+                    ps.addBatch();
+                }
+                ps.executeBatch();
+            }
+            renewed.addAll(toRenew);
+        }
+    }
+
+    /** The in-progress records' tokens of {@code leases}' keys, read with the named statement. */
+    private Map<RecordKey, Long> tokens(Connection c, String statement, List<HeldLease> leases) throws SQLException {
+        Map<String, RecordKey> byName = new HashMap<>();
+        try (PreparedStatement ps = c.prepareStatement(sql.expand(statement, "{rows}", sql.get("renew_many_row"), leases.size()))) {
+            int i = 1;
+            for (HeldLease held : leases) {
+                ps.setString(i++, held.id().scope().value());
+                ps.setString(i++, held.id().key().value());
+                byName.put(held.id().scope().value() + "\u0000" + held.id().key().value(), held.id());
+            }
+            Map<RecordKey, Long> out = new HashMap<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    RecordKey id = byName.get(rs.getString(1) + "\u0000" + rs.getString(2));
+                    if (id != null) {
+                        out.put(id, rs.getLong(3));
+                    }
+                }
+            }
+            return out;
+        }
     }
 
     @Override
@@ -498,6 +615,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         private Dialect dialect;
         private String tableName = Tables.DEFAULT_RECORD_TABLE;
         private int responseCache;
+        private DataSource renewalDataSource;
 
         private Builder(DataSource dataSource) {
             this.dataSource = Objects.requireNonNull(dataSource, "dataSource is null");
@@ -538,6 +656,18 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         }
 
         /**
+         * Where lease renewals get their connection. Default: the store's own {@code DataSource}, from
+         * which the store then keeps <b>one connection</b> for renewals, borrowed when the first owner
+         * that renews starts and held from then on, so renewals never wait for a pool busy with
+         * handlers. Give a small pool of its own (two connections are plenty) to leave the
+         * application's pool whole.
+         */
+        public Builder renewalDataSource(DataSource renewalDataSource) {
+            this.renewalDataSource = Objects.requireNonNull(renewalDataSource, "renewalDataSource is null");
+            return this;
+        }
+
+        /**
          * Builds the store, detecting the dialect if none was set and, on SQLite, checking the
          * settings idem relies on.
          *
@@ -550,7 +680,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 if (chosen == Dialect.SQLITE) {
                     Sqlite.checkSettings(c);
                 }
-                return new JdbcIdempotencyStore(dataSource, chosen, tableName, responseCache);
+                return new JdbcIdempotencyStore(dataSource, chosen, tableName, responseCache, renewalDataSource);
             } catch (SQLException e) {
                 throw StoreException.failed("JDBC store", "connect", null, e);
             }

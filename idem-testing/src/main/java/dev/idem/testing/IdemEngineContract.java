@@ -9,17 +9,21 @@ import dev.idem.IdempotencyKey;
 import dev.idem.InFlightPolicy;
 import dev.idem.LeaseLostException;
 import dev.idem.Outcome;
+import dev.idem.PhaseCodec;
 import dev.idem.Scope;
 import dev.idem.StoreException;
 import dev.idem.StoredResponse;
 import dev.idem.spi.ClaimOutcome;
 import dev.idem.spi.ClaimRequest;
+import dev.idem.spi.HeldLease;
 import dev.idem.spi.IdempotencyRecord;
 import dev.idem.spi.IdempotencyStore;
 import dev.idem.spi.RecordKey;
 import dev.idem.spi.RecoveryPoint;
+import dev.idem.spi.Renewals;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -228,6 +232,80 @@ public abstract class IdemEngineContract {
     }
 
     @Test
+    @DisplayName("a renewal call that hangs does not stop the next ones: the owner keeps its key")
+    void aStalledRenewalDoesNotStarveTheNextOnes() throws Exception {
+        IdempotencyKey key = IdempotencyKey.of("stalled-renewal");
+        StallingRenewals stalling = new StallingRenewals(store, Duration.ofSeconds(3));
+        Idem owner = Idem.builder().store(stalling).lease(SHORT_LEASE).build();
+        Idem intruder = Idem.builder().store(store).lease(SHORT_LEASE).build();
+        AtomicInteger runs = new AtomicInteger();
+        CountDownLatch running = new CountDownLatch(1);
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            Future<Outcome> longOne = pool.submit(() -> owner.execute(scope, key, fingerprint, execution -> {
+                runs.incrementAndGet();
+                running.countDown();
+                sleep(Duration.ofMillis(2_000));
+                return created("long");
+            }));
+            assertThat(running.await(30, TimeUnit.SECONDS)).isTrue();
+            while (!longOne.isDone()) {
+                Outcome tried = intruder.execute(scope, key, fingerprint, e -> {
+                    runs.incrementAndGet();
+                    return created("intruder");
+                });
+                assertThat(tried).isInstanceOfAny(Outcome.InProgress.class, Outcome.Replayed.class);
+                sleep(Duration.ofMillis(100));
+            }
+            assertThat(longOne.get(30, TimeUnit.SECONDS)).isEqualTo(new Outcome.Executed(created("long"), true, 1));
+            assertThat(runs).hasValue(1);
+            assertThat(stalling.stalled()).as("the first renewal call hung").isTrue();
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    @DisplayName("an owner paused past its lease fences itself: the phase it was about to start never runs")
+    void aPausedOwnerDoesNotStartAPhaseAfterATakeover() throws Exception {
+        IdempotencyKey key = IdempotencyKey.of("paused-owner");
+        // Renewals fail, as they would for a process frozen (or cut off) longer than its lease.
+        Idem paused = Idem.builder().store(new FailingRenewals(store)).lease(SHORT_LEASE).build();
+        Idem other = Idem.builder().store(store).lease(Duration.ofSeconds(30)).build();
+        AtomicInteger effects = new AtomicInteger();
+        CountDownLatch frozen = new CountDownLatch(1);
+        CountDownLatch thawed = new CountDownLatch(1);
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            Future<Outcome> pausedOne = pool.submit(() -> paused.execute(scope, key, fingerprint, execution -> {
+                frozen.countDown();
+                assertThat(thawed.await(30, TimeUnit.SECONDS)).isTrue();
+                execution.phase("charge", PhaseCodec.STRING, downstreamKey -> {
+                    effects.incrementAndGet();
+                    return "charged";
+                });
+                return created("paused");
+            }));
+            assertThat(frozen.await(30, TimeUnit.SECONDS)).isTrue();
+            sleep(Duration.ofMillis(700));
+            Outcome taken = other.execute(scope, key, fingerprint, execution -> {
+                execution.phase("charge", PhaseCodec.STRING, downstreamKey -> {
+                    effects.incrementAndGet();
+                    return "charged";
+                });
+                return created("other");
+            });
+            thawed.countDown();
+
+            assertThat(taken).isEqualTo(new Outcome.Executed(created("other"), true, 2));
+            assertThatThrownBy(() -> pausedOne.get(30, TimeUnit.SECONDS)).hasCauseInstanceOf(LeaseLostException.class);
+            assertThat(effects).as("the paused owner's phase never ran").hasValue(1);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
     @DisplayName("an exception before any phase releases the key: the retry runs again")
     void failureReleases() {
         IdempotencyKey key = IdempotencyKey.of("fails-then-succeeds");
@@ -259,6 +337,102 @@ public abstract class IdemEngineContract {
 
         ProcessDied() {
             super("process died");
+        }
+    }
+
+    /** The store, with its first batched renewal hanging for a while (a half-open connection, a lock). */
+    private static final class StallingRenewals extends ForwardingStore {
+        private final Duration stall;
+        private final AtomicBoolean first = new AtomicBoolean(true);
+        private volatile boolean stalled;
+
+        StallingRenewals(IdempotencyStore delegate, Duration stall) {
+            super(delegate);
+            this.stall = stall;
+        }
+
+        boolean stalled() {
+            return stalled;
+        }
+
+        @Override
+        public Renewals renewAll(Collection<HeldLease> leases, Duration lease) {
+            if (first.getAndSet(false)) {
+                stalled = true;
+                sleep(stall);
+            }
+            return super.renewAll(leases, lease);
+        }
+    }
+
+    /** The store, with every renewal failing (the owner cannot reach it, or is frozen). */
+    private static final class FailingRenewals extends ForwardingStore {
+        FailingRenewals(IdempotencyStore delegate) {
+            super(delegate);
+        }
+
+        @Override
+        public void renew(RecordKey id, long token, Duration lease) {
+            throw StoreException.failed("frozen owner", "renew", null, null);
+        }
+
+        @Override
+        public Renewals renewAll(Collection<HeldLease> leases, Duration lease) {
+            throw StoreException.failed("frozen owner", "renew", null, null);
+        }
+    }
+
+    /** Passes every call on, the batched ones included. */
+    private static class ForwardingStore implements IdempotencyStore {
+        private final IdempotencyStore delegate;
+
+        ForwardingStore(IdempotencyStore delegate) {
+            this.delegate = delegate;
+        }
+
+        @Override
+        public ClaimOutcome claim(ClaimRequest request) {
+            return delegate.claim(request);
+        }
+
+        @Override
+        public void checkpoint(RecordKey id, long token, RecoveryPoint point) {
+            delegate.checkpoint(id, token, point);
+        }
+
+        @Override
+        public void complete(RecordKey id, long token, StoredResponse response, Duration retention) {
+            delegate.complete(id, token, response, retention);
+        }
+
+        @Override
+        public void release(RecordKey id, long token) {
+            delegate.release(id, token);
+        }
+
+        @Override
+        public void renew(RecordKey id, long token, Duration lease) {
+            delegate.renew(id, token, lease);
+        }
+
+        @Override
+        public Renewals renewAll(Collection<HeldLease> leases, Duration lease) {
+            return delegate.renewAll(leases, lease);
+        }
+
+        @Override
+        public void prepareRenewals() {
+            delegate.prepareRenewals();
+        }
+
+        @Override
+        public int purge(int limit) {
+            return delegate.purge(limit);
+        }
+
+        @Override
+        public Optional<IdempotencyRecord> find(RecordKey id) {
+            return delegate.find(id);
         }
     }
 
@@ -309,6 +483,17 @@ public abstract class IdemEngineContract {
         public void renew(RecordKey id, long token, Duration lease) {
             alive();
             delegate.renew(id, token, lease);
+        }
+
+        @Override
+        public Renewals renewAll(Collection<HeldLease> leases, Duration lease) {
+            alive();
+            return delegate.renewAll(leases, lease);
+        }
+
+        @Override
+        public void prepareRenewals() {
+            delegate.prepareRenewals();
         }
 
         @Override

@@ -67,3 +67,31 @@ FROM idem_record
 WHERE scope = ? AND idem_key = ? AND state <> 2
   AND NOT (expires_at <= {now_ms} AND (state <> 0 OR lease_until <= {now_ms}))
 
+
+-- name: renew_many_lock
+-- The engine's batched renewal, step 1, in the renewal's own transaction: locks the in-progress
+-- records of the given keys that nobody else has locked. SKIP LOCKED: a record another transaction
+-- holds is left for the next tick instead of holding up every other lease behind it.
+-- params per row: scope, idem_key
+SELECT scope, idem_key, token FROM idem_record
+WHERE state = 0 AND (scope, idem_key) IN ({rows})
+FOR UPDATE SKIP LOCKED
+
+-- name: renew_many_states
+-- Step 2, a plain read: the in-progress records of the keys step 1 did not lock (locked by another
+-- transaction: skipped this time; absent, finished or taken over: lost).
+-- params per row: scope, idem_key
+SELECT scope, idem_key, token FROM idem_record
+WHERE state = 0 AND (scope, idem_key) IN ({rows})
+
+
+-- name: renew_locked
+-- Step 3, once per lease step 1 locked with its token unchanged, sent as one batch. By primary key:
+-- a statement over a list of keys may scan (small tables do), and a scan would wait on the very
+-- records step 1 skipped.
+-- params: lease_ms, scope, idem_key
+UPDATE idem_record SET lease_until = {now_ms} + ?
+WHERE scope = ? AND idem_key = ? AND state = 0
+
+-- name: renew_many_row
+(?, ?)

@@ -26,3 +26,16 @@ CREATE TABLE IF NOT EXISTS idem_schema_history (
     description TEXT    NOT NULL,
     applied_at  INTEGER NOT NULL
 )
+
+-- name: renew_many_lock
+-- SQLite has no row locks (one writer at a time): the renewal's transaction reads the records. A
+-- row value's IN list must be a subquery here, hence VALUES.
+-- params per row: scope, idem_key
+SELECT scope, idem_key, token FROM idem_record
+WHERE state = 0 AND (scope, idem_key) IN (VALUES {rows})
+
+-- name: renew_many_states
+-- params per row: scope, idem_key
+SELECT scope, idem_key, token FROM idem_record
+WHERE state = 0 AND (scope, idem_key) IN (VALUES {rows})
+
