@@ -37,6 +37,11 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
     public static final String BODY_OMITTED_HEADER = "Idempotent-Body-Omitted";
     /** Set on every replayed response. */
     public static final String REPLAYED_HEADER = "Idempotent-Replayed";
+    /**
+     * Set by a handler to decline storage of this response ({@code no}); kept here, never passed to
+     * the wrapped response, so it reaches neither the client nor the store.
+     */
+    public static final String STORE_HEADER = "Idempotent-Store";
 
     /**
      * Never stored, so never replayed: cookies belong to the first caller's session; hop-by-hop
@@ -48,7 +53,7 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
             "Connection", "Keep-Alive", "Proxy-Authenticate", "Proxy-Authorization", "TE", "Trailer",
             "Transfer-Encoding", "Upgrade",
             "Date", "Content-Length",
-            REPLAYED_HEADER, BODY_OMITTED_HEADER);
+            REPLAYED_HEADER, BODY_OMITTED_HEADER, STORE_HEADER);
 
     private final HttpServletResponse response;
     private final ByteArrayOutputStream body = new ByteArrayOutputStream();
@@ -58,10 +63,25 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
     private boolean closed;
     private int errorStatus = -1;
     private String errorMessage;
+    private boolean storageDeclined;
+    /** The headers earlier filters had set before the handler ran, restored by {@link #discard()}. */
+    private final Map<String, List<String>> headersBefore;
 
     public CapturingResponse(HttpServletResponse response) {
         super(response);
         this.response = response;
+        this.headersBefore = allHeaders(response);
+    }
+
+    private static Map<String, List<String>> allHeaders(HttpServletResponse response) {
+        Map<String, List<String>> headers = new LinkedHashMap<>();
+        Set<String> seen = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
+        for (String name : response.getHeaderNames()) {
+            if (seen.add(name)) {
+                headers.put(name, new ArrayList<>(response.getHeaders(name)));
+            }
+        }
+        return headers;
     }
 
     private static Set<String> caseInsensitive(String... names) {
@@ -170,6 +190,7 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
             writer.flush();
         }
         body.reset();
+        storageDeclined = false;
     }
 
     // ---- length: recomputed from the buffered body ---------------------------------------------
@@ -184,16 +205,29 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
 
     @Override
     public void setHeader(String name, String value) {
-        if (!"Content-Length".equalsIgnoreCase(name)) {
+        if (STORE_HEADER.equalsIgnoreCase(name)) {
+            storageDeclined = declines(value);
+        } else if (!"Content-Length".equalsIgnoreCase(name)) {
             super.setHeader(name, value);
         }
     }
 
     @Override
     public void addHeader(String name, String value) {
-        if (!"Content-Length".equalsIgnoreCase(name)) {
+        if (STORE_HEADER.equalsIgnoreCase(name)) {
+            storageDeclined |= declines(value);
+        } else if (!"Content-Length".equalsIgnoreCase(name)) {
             super.addHeader(name, value);
         }
+    }
+
+    private static boolean declines(String value) {
+        return value != null && "no".equalsIgnoreCase(value.trim());
+    }
+
+    /** Whether the handler declined storage of this response with {@code Idempotent-Store: no}. */
+    public boolean storageDeclined() {
+        return storageDeclined;
     }
 
     @Override
@@ -301,6 +335,20 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
             headers.put("Content-Type", List.of(contentType));
         }
         return headers;
+    }
+
+    /**
+     * Drops what the handler set on the wrapped response — status, headers (its cookies included),
+     * content type — and puts back the headers earlier filters had set, so the filter can answer
+     * something else instead. Only while the wrapped response is not committed.
+     */
+    public void discard() {
+        response.reset();
+        headersBefore.forEach((name, values) -> {
+            for (String value : values) {
+                response.addHeader(name, value);
+            }
+        });
     }
 
     /** Sends what the handler produced, in full, to this (first) caller. */
