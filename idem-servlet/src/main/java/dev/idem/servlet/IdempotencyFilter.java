@@ -70,7 +70,8 @@ import java.util.Set;
  * {@link Idem#execute} of the filter's engine or the route's {@linkplain RoutePolicy#withIdem variant}.
  * The handler runs against a buffered request and a capturing response: nothing is sent while it
  * runs. Its response is then <em>stored before it is sent</em> (lock key → effect → store response →
- * send), so a client that sees a success can rely on every retry replaying it.
+ * send), so a client that sees a success can rely on every retry replaying it (unless the handler
+ * declined storage of that response, below).
  *
  * <h2>What is stored</h2>
  * Status, headers and body, except {@code Set-Cookie}, {@code Set-Cookie2}, hop-by-hop headers
