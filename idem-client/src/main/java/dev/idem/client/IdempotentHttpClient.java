@@ -7,6 +7,7 @@ import dev.idem.client.internal.LogicalRequest.Decision;
 import dev.idem.client.internal.LogicalRequest.GiveUp;
 import dev.idem.client.internal.LogicalRequest.Retry;
 import dev.idem.client.internal.MonotonicClock;
+import dev.idem.client.internal.ProblemPeek;
 import dev.idem.client.internal.RetryPolicy;
 import java.io.IOException;
 import java.net.http.HttpClient;
@@ -16,6 +17,7 @@ import java.net.http.HttpResponse.BodyHandler;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -56,12 +58,26 @@ import java.util.random.RandomGenerator;
  * that action: a key generated here lives only as long as this call.
  *
  * <h2>When it retries</h2>
- * After a response whose status is retried (409, 429, 502, 503, 504 by default), and after an
- * attempt that got no response: any {@link IOException} from the {@code HttpClient} — connection
- * refused, reset, {@link java.net.http.HttpTimeoutException}, the connection closed before or during
- * the response. Other statuses (400, 422, 500, …) are final and returned at once. The wait is the
- * server's {@code Retry-After} (delta-seconds or HTTP-date) when present, else exponential backoff
- * with full jitter: a random time in [0, min(cap, base·2^n)] before the (n+1)-th retry.
+ * After every answer that an idempotent server's contract makes safe to repeat with the same key, and
+ * after an attempt that got no response. By default, following idem's filter (which stores none of
+ * these answers, so a retry runs the request again or gets the stored result):
+ * <ul>
+ *   <li>every 5xx — the server failed or was unavailable (idem's filter answers a store failure 503
+ *       {@code urn:idem:problem:store-unavailable}), and nothing was stored;</li>
+ *   <li>408 Request Timeout, 425 Too Early and 429 Too Many Requests — "not now";</li>
+ *   <li>409 Conflict <em>only</em> when it is the RFC 9457 problem {@code urn:idem:problem:key-in-use}
+ *       (another request with the key is running; {@link Builder#inProgressProblemTypes}). Its
+ *       {@code application/problem+json} body is read to tell; it still reaches the caller's
+ *       {@code BodyHandler} in full. Any other 409 is a final answer;</li>
+ *   <li>no response at all: any {@link IOException} from the {@code HttpClient} — connection refused,
+ *       reset, {@link java.net.http.HttpTimeoutException}, the connection closed before or during the
+ *       response.</li>
+ * </ul>
+ * Every other answer is final and returned at once: 2xx, 3xx, and the 4xx that answer the request
+ * itself (400, 401, 403, 404, 422 {@code key-mismatch}, …). {@link Builder#retryStatuses} replaces the
+ * status list. The wait is the server's {@code Retry-After} (delta-seconds or HTTP-date) when present,
+ * else exponential backoff with full jitter: a random time in [0, min(cap, base·2^n)] before the
+ * (n+1)-th retry.
  *
  * <p>Retries stop after {@link Builder#maxAttempts(int) maxAttempts} attempts, or when the next wait
  * would end at or past the {@link Builder#deadline(Duration) deadline} (measured from the call); the
@@ -156,8 +172,9 @@ public final class IdempotentHttpClient {
             HttpResponse<T> response;
             Decision decision;
             try {
-                response = http.send(logical.nextAttempt(), handler);
-                decision = logical.onResponse(response.statusCode(), response.headers());
+                ProblemPeek<T> peek = policy.readsConflictProblemTypes() ? new ProblemPeek<>(handler) : null;
+                response = http.send(logical.nextAttempt(), peek == null ? handler : peek);
+                decision = logical.onResponse(response.statusCode(), response.headers(), peek == null ? null : peek.type());
             } catch (IOException e) {
                 response = null;
                 decision = logical.onFailure(e);
@@ -197,8 +214,9 @@ public final class IdempotentHttpClient {
             return;
         }
         CompletableFuture<HttpResponse<T>> sending;
+        ProblemPeek<T> peek = policy.readsConflictProblemTypes() ? new ProblemPeek<>(handler) : null;
         try {
-            sending = http.sendAsync(logical.nextAttempt(), handler);
+            sending = http.sendAsync(logical.nextAttempt(), peek == null ? handler : peek);
         } catch (RuntimeException e) {
             result.completeExceptionally(e);
             return;
@@ -219,7 +237,7 @@ public final class IdempotentHttpClient {
                         return;
                     }
                 } else {
-                    decision = logical.onResponse(response.statusCode(), response.headers());
+                    decision = logical.onResponse(response.statusCode(), response.headers(), peek == null ? null : peek.type());
                 }
                 if (decision instanceof Retry retry) {
                     if (response != null) {
@@ -269,7 +287,10 @@ public final class IdempotentHttpClient {
      * immutable client, and later changes to the builder do not affect it.
      */
     public static final class Builder {
-        private static final Set<Integer> DEFAULT_RETRY_STATUSES = Set.of(409, 429, 502, 503, 504);
+        /** 408, 425, 429 and every 5xx. */
+        private static final Set<Integer> DEFAULT_RETRY_STATUSES = defaultRetryStatuses();
+        /** idem's filter's answer to a key in progress. */
+        private static final Set<String> DEFAULT_IN_PROGRESS_PROBLEM_TYPES = Set.of("urn:idem:problem:key-in-use");
 
         private final HttpClient http;
         private String headerName = "Idempotency-Key";
@@ -282,10 +303,19 @@ public final class IdempotentHttpClient {
         private Sleeper sleeper = Sleeper.system();
         private Clock clock;
         private Set<Integer> retryStatuses = DEFAULT_RETRY_STATUSES;
+        private Set<String> inProgressProblemTypes = DEFAULT_IN_PROGRESS_PROBLEM_TYPES;
         private boolean generateKeys = true;
 
         private Builder(HttpClient http) {
             this.http = http;
+        }
+
+        private static Set<Integer> defaultRetryStatuses() {
+            Set<Integer> statuses = new LinkedHashSet<>(List.of(408, 425, 429));
+            for (int status = 500; status <= 599; status++) {
+                statuses.add(status);
+            }
+            return Set.copyOf(statuses);
         }
 
         /** The request header that carries the key. Default {@code Idempotency-Key}. */
@@ -363,9 +393,10 @@ public final class IdempotentHttpClient {
         }
 
         /**
-         * The response statuses that are retried, replacing the default 409, 429, 502, 503, 504. Each
+         * The response statuses that are retried, replacing the default 408, 425, 429 and 500–599. Each
          * must be in 400–599: a success or a redirect is never retried. None at all retries
-         * connection failures only.
+         * connection failures (and a 409 whose problem type says the key is in progress) only. With
+         * 409 in the list, every 409 is retried, whatever its body.
          */
         public Builder retryStatuses(int... statuses) {
             Objects.requireNonNull(statuses, "statuses is null");
@@ -381,6 +412,26 @@ public final class IdempotentHttpClient {
         }
 
         /**
+         * The RFC 9457 problem types of a 409 that mean "this key is in progress elsewhere, retry"
+         * (read from an {@code application/problem+json} body), replacing the default
+         * {@code urn:idem:problem:key-in-use} of idem's filter; every other 409 is final. None: no 409
+         * is retried unless 409 is one of the {@link #retryStatuses}.
+         */
+        public Builder inProgressProblemTypes(String... types) {
+            Objects.requireNonNull(types, "types is null");
+            Set<String> set = new LinkedHashSet<>();
+            for (String type : types) {
+                if (type == null || type.isBlank()) {
+                    throw new IllegalArgumentException("an in-progress problem type must not be blank, was "
+                            + (type == null ? "null" : "'" + type + "'"));
+                }
+                set.add(type);
+            }
+            this.inProgressProblemTypes = Set.copyOf(set);
+            return this;
+        }
+
+        /**
          * Whether to make a UUIDv4 key for a request that is not idempotent and carries none. Default
          * true. With false, such a request (a POST without a supplied key) is sent <b>once</b>, never
          * retried, because a repeat could execute twice.
@@ -392,7 +443,7 @@ public final class IdempotentHttpClient {
 
         public IdempotentHttpClient build() {
             RetryPolicy policy = new RetryPolicy(headerName, maxAttempts, deadline, attemptTimeout,
-                    new Backoff(backoffBase, backoffCap, random), retryStatuses, generateKeys,
+                    new Backoff(backoffBase, backoffCap, random), retryStatuses, inProgressProblemTypes, generateKeys,
                     clock == null ? new MonotonicClock() : clock);
             return new IdempotentHttpClient(http, policy, sleeper);
         }

@@ -22,7 +22,8 @@ class BuilderTest {
                 .contains("deadline=PT30S")
                 .contains("attemptTimeout=none")
                 .contains("base=PT0.1S, cap=PT5S")
-                .contains("retryStatuses=[409, 429, 502, 503, 504]")
+                .contains("retryStatuses=[408, 425, 429, 500-599]")
+                .contains("inProgressProblemTypes=[urn:idem:problem:key-in-use]")
                 .contains("generateKeys=true")
                 .contains("clock=MonotonicClock")
                 .contains("sleeper=Sleeper.system()");
@@ -73,6 +74,15 @@ class BuilderTest {
     }
 
     @Test
+    void in_progress_problem_types_must_not_be_blank() {
+        assertThatThrownBy(() -> builder.inProgressProblemTypes("urn:idem:problem:key-in-use", " "))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("was ' '");
+        assertThatThrownBy(() -> builder.inProgressProblemTypes((String) null)).hasMessageContaining("was null");
+        assertThat(builder.inProgressProblemTypes("urn:x:busy").build().toString()).contains("inProgressProblemTypes=[urn:x:busy]");
+        assertThat(builder.retryStatuses(503, 409, 500, 501, 502).build().toString()).contains("retryStatuses=[409, 500-503]");
+    }
+
+    @Test
     void the_header_name_must_be_a_token_the_jdk_accepts() {
         assertThatThrownBy(() -> builder.headerName(""))
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("headerName must not be empty");
@@ -115,7 +125,7 @@ class BuilderTest {
 
             assertThat(response.attempts()).isEqualTo(2);
             assertThat(response.key()).isPresent();
-            assertThat(client.toString()).contains("maxAttempts=2", "retryStatuses=[409, 429, 502, 503, 504]");
+            assertThat(client.toString()).contains("maxAttempts=2", "retryStatuses=[408, 425, 429, 500-599]");
         }
     }
 }

@@ -27,13 +27,21 @@ import java.util.concurrent.Executors;
  *
  * <p>Canned responses queued with {@link #thenRespond} are answered <em>before</em> executing, as a
  * gateway (502/503/504), a rate limiter (429) or an in-progress key (409) would: they execute nothing.
+ * A canned 409 is idem's filter's answer to a key in progress: {@code application/problem+json} of
+ * type {@code urn:idem:problem:key-in-use}; {@link #thenRespondWith} gives any other body.
  */
 final class IdempotentTestServer implements AutoCloseable {
     /** One request as the server saw it. {@code key} is null when the request had none. */
     record Seen(String method, String path, String key, String body) {
     }
 
-    private record Canned(int status, Map<String, String> headers) {
+    private record Canned(int status, Map<String, String> headers, String contentType, String body) {
+        Canned(int status, Map<String, String> headers) {
+            this(status, headers, status == 409 ? "application/problem+json" : "text/plain; charset=utf-8",
+                    status == 409 ? "{\"type\":\"urn:idem:problem:key-in-use\",\"title\":\"Idempotency key in use\","
+                            + "\"status\":409,\"detail\":\"A request with this key is still being processed.\"}"
+                            : "canned " + status);
+        }
     }
 
     private final HttpServer server;
@@ -70,6 +78,12 @@ final class IdempotentTestServer implements AutoCloseable {
     /** Queues a canned answer for the next request that finds the queue's head; headers as name, value pairs. */
     synchronized IdempotentTestServer thenRespond(int status, String... headerPairs) {
         script.add(new Canned(status, pairs(headerPairs)));
+        return this;
+    }
+
+    /** Queues a canned answer with this content type and body. */
+    synchronized IdempotentTestServer thenRespondWith(int status, String contentType, String body, String... headerPairs) {
+        script.add(new Canned(status, pairs(headerPairs), contentType, body));
         return this;
     }
 
@@ -119,13 +133,15 @@ final class IdempotentTestServer implements AutoCloseable {
             int status;
             String responseBody;
             Map<String, String> headers = new LinkedHashMap<>();
+            String contentType = "text/plain; charset=utf-8";
             synchronized (this) {
                 seen.add(new Seen(exchange.getRequestMethod(), exchange.getRequestURI().getPath(), key, body));
                 Canned canned = script.isEmpty() ? always : script.poll();
                 if (canned != null) {
                     status = canned.status();
                     headers.putAll(canned.headers());
-                    responseBody = "canned " + status;
+                    contentType = canned.contentType();
+                    responseBody = canned.body();
                 } else if (key != null && stored.containsKey(key)) {
                     status = 201;
                     headers.put("Idempotent-Replayed", "true");
@@ -144,7 +160,7 @@ final class IdempotentTestServer implements AutoCloseable {
             }
             byte[] bytes = responseBody.getBytes(StandardCharsets.UTF_8);
             headers.forEach((name, value) -> exchange.getResponseHeaders().add(name, value));
-            exchange.getResponseHeaders().add("Content-Type", "text/plain; charset=utf-8");
+            exchange.getResponseHeaders().add("Content-Type", contentType);
             exchange.sendResponseHeaders(status, bytes.length);
             try (OutputStream out = exchange.getResponseBody()) {
                 out.write(bytes);

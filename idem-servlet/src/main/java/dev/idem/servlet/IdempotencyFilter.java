@@ -3,11 +3,14 @@ package dev.idem.servlet;
 import dev.idem.Execution;
 import dev.idem.Fingerprint;
 import dev.idem.Idem;
+import dev.idem.IdemException;
 import dev.idem.IdempotencyKey;
 import dev.idem.InvalidKeyException;
 import dev.idem.LeaseLostException;
 import dev.idem.Outcome;
 import dev.idem.Scope;
+import dev.idem.StoreException;
+import dev.idem.StoredResponse;
 import dev.idem.servlet.internal.BufferedRequest;
 import dev.idem.servlet.internal.CapturingResponse;
 import dev.idem.servlet.internal.Problem;
@@ -19,6 +22,7 @@ import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.Collections;
 import java.util.Enumeration;
 import java.util.LinkedHashSet;
@@ -46,9 +50,16 @@ import java.util.Set;
  * <tr><td>completed key, other fingerprint</td><td>422 {@code urn:idem:problem:key-mismatch}</td></tr>
  * <tr><td>key in progress</td><td>409 {@code urn:idem:problem:key-in-use} with {@code Retry-After}, or,
  *     with {@code InFlightPolicy.waitUpTo(d)}, the result once it is there</td></tr>
- * <tr><td>handler answered a status the failure policy does not store (default: 5xx), or threw</td>
- *     <td>the key is released (a retry runs again) unless a phase finished (a retry resumes after it);
- *     an exception propagates to the container</td></tr>
+ * <tr><td>handler answered a status the {@link StoragePolicy} does not store (default: 408, 409, 425,
+ *     429, 5xx), or sent {@code Idempotent-Store: no}, or threw</td>
+ *     <td>the handler's response is sent, or its exception propagates to the container; the key is
+ *     released (a retry runs again) unless a phase finished (a retry resumes after it)</td></tr>
+ * <tr><td>the store failed (claim, checkpoint, completion, release)</td>
+ *     <td>503 {@code urn:idem:problem:store-unavailable} with {@code Retry-After}; see <em>Store and
+ *     lease failures</em></td></tr>
+ * <tr><td>another request took the key over while this one ran (lost lease)</td>
+ *     <td>409 {@code urn:idem:problem:key-in-use} with {@code Retry-After}: a retry gets the new
+ *     owner's result</td></tr>
  * </table>
  * Problem bodies are RFC 9457 {@code application/problem+json} with {@code type, title, status,
  * detail}; no detail, log line or exception message carries the key's value or the body.
@@ -59,7 +70,8 @@ import java.util.Set;
  * {@link Idem#execute} of the filter's engine or the route's {@linkplain RoutePolicy#withIdem variant}.
  * The handler runs against a buffered request and a capturing response: nothing is sent while it
  * runs. Its response is then <em>stored before it is sent</em> (lock key → effect → store response →
- * send), so a client that sees a success can rely on every retry replaying it.
+ * send), so a client that sees a success can rely on every retry replaying it (unless the handler
+ * declined storage of that response, below).
  *
  * <h2>What is stored</h2>
  * Status, headers and body, except {@code Set-Cookie}, {@code Set-Cookie2}, hop-by-hop headers
@@ -84,11 +96,42 @@ import java.util.Set;
  * least as large.
  * Responses are buffered in memory in full, so cover routes with large downloads only knowingly.
  *
- * <h2>Lost lease</h2>
- * If storing the response fails because another owner took the key over (the handler ran longer than
- * its lease without renewal, {@link LeaseLostException}), this caller still gets its handler's
- * response — the effect happened — without {@code Idempotent-Replayed}; the other owner's result is
- * the one stored and replayed.
+ * <h2>What is stored, and the handler's opt-out</h2>
+ * The {@link StoragePolicy} ({@link Builder#storagePolicy}, per route
+ * {@link RoutePolicy#withStoragePolicy}) decides per response whether it completes the key or the key
+ * is given back; by default 408, 409, 425, 429 and every 5xx are not stored (they mean "not now", and
+ * a retry should run again), everything else is. A handler declines storage of one response by
+ * setting the response header {@value #STORE_HEADER}{@code : no}: the filter takes the header out —
+ * it reaches neither the client nor the store — sends the response and gives the key back. Another
+ * value of that header is ignored (and also taken out).
+ *
+ * <h2>Store and lease failures</h2>
+ * Every {@link StoreException} on the way — at the claim, at a phase's checkpoint, when completing
+ * the key or when giving it back after a response that is not stored — is answered 503
+ * {@code application/problem+json} {@code urn:idem:problem:store-unavailable} with
+ * {@code Retry-After} ({@link Builder#failureRetryAfter}, default 2 s), never with a response that
+ * looks final, and logged as a warning. What a retry with the same key then finds:
+ * <ul>
+ * <li>store failed at the claim: nothing ran; the retry runs the handler once the store is back;</li>
+ * <li>the handler ran but completing the key failed: the response was not stored and the key stays
+ *     <em>in progress</em> until its lease runs out (it is not released: the store just failed). A
+ *     retry before then gets 409 {@code key-in-use}, one after takes over and runs the handler again
+ *     (resuming after its last finished phase): run foreign effects as phases so that this repeats
+ *     nothing;</li>
+ * <li>a phase's checkpoint failed (the handler threw it) or giving the key back failed: as for a
+ *     handler that threw, the key is released or its lease ended where the store allows, else it stays
+ *     in progress until the lease runs out.</li>
+ * </ul>
+ * A {@link LeaseLostException} — another request took the key over because this one ran past its
+ * lease without renewal, found at a checkpoint or when completing — is answered as the key being in
+ * progress: 409 {@code urn:idem:problem:key-in-use} with {@code Retry-After}. This caller's handler
+ * response is <em>not</em> sent: the other owner's result is the one stored and replayed, and a retry
+ * gets it. The failure is found anywhere in the exception's cause chain, so a framework that wraps
+ * the handler's exception (Spring MVC's {@code ServletException}) changes nothing. Two exceptions to
+ * the rule: a handler exception that is not a store or lease failure outranks a failed release (it
+ * propagates to the container, which logs it; the key stays in progress until its lease runs out);
+ * and if the response was already committed to the client, nothing can be answered any more, and the
+ * failure propagates to the container.
  *
  * <h2>Phases</h2>
  * The handler finds the claim's {@link Execution} with {@link #execution(ServletRequest)} and runs
@@ -111,6 +154,16 @@ public final class IdempotencyFilter implements Filter {
     public static final String DEFAULT_HEADER_NAME = "Idempotency-Key";
     /** Default for both body caps: 1 MiB. */
     public static final int DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+    /**
+     * Response header by which a covered handler declines storage of its response (value {@code no}):
+     * the key is given back as for a status the {@link StoragePolicy} does not store. The filter
+     * removes the header; neither the client nor the store sees it.
+     */
+    public static final String STORE_HEADER = CapturingResponse.STORE_HEADER;
+    /** Default {@code Retry-After} of the answers to store and lease failures: 2 seconds. */
+    public static final Duration DEFAULT_FAILURE_RETRY_AFTER = Duration.ofSeconds(2);
+
+    private static final System.Logger LOG = System.getLogger(IdempotencyFilter.class.getName());
 
     /** Marks a request this filter already took on, so a second pass (double registration) passes through. */
     private static final String APPLIED_ATTRIBUTE = IdempotencyFilter.class.getName() + ".applied";
@@ -123,6 +176,8 @@ public final class IdempotencyFilter implements Filter {
     private final RequestFingerprinter fingerprinter;
     private final int maxRequestBytes;
     private final int maxResponseBytes;
+    private final StoragePolicy storagePolicy;
+    private final Duration failureRetryAfter;
 
     private IdempotencyFilter(Builder b) {
         this.idem = b.idem;
@@ -133,6 +188,8 @@ public final class IdempotencyFilter implements Filter {
         this.fingerprinter = b.fingerprinter;
         this.maxRequestBytes = b.maxRequestBytes;
         this.maxResponseBytes = b.maxResponseBytes;
+        this.storagePolicy = b.storagePolicy;
+        this.failureRetryAfter = b.failureRetryAfter;
     }
 
     /** A builder for a filter running covered requests through {@code idem}. */
@@ -215,7 +272,8 @@ public final class IdempotencyFilter implements Filter {
             // Under the engine's own cap too, or the engine would refuse the response after the effect.
             int responseCap = policy.runner().isPresent() ? maxResponseBytes
                     : Math.min(maxResponseBytes, policy.idem().orElse(idem).maxResponseBytes());
-            run(runner, scope, key, fingerprint, new BufferedRequest(request, body), response, chain, responseCap);
+            StoragePolicy storage = policy.storagePolicy().orElse(storagePolicy);
+            run(runner, storage, scope, key, fingerprint, new BufferedRequest(request, body), response, chain, responseCap);
         } finally {
             request.removeAttribute(APPLIED_ATTRIBUTE);
         }
@@ -229,17 +287,21 @@ public final class IdempotencyFilter implements Filter {
         return BufferedRequest.readBounded(request.getInputStream(), maxRequestBytes, declared);
     }
 
-    private void run(RequestRunner runner, Scope scope, IdempotencyKey key, Fingerprint fingerprint, BufferedRequest request,
-                     HttpServletResponse response, FilterChain chain, int responseCap) throws IOException, ServletException {
+    private void run(RequestRunner runner, StoragePolicy storage, Scope scope, IdempotencyKey key, Fingerprint fingerprint,
+                     BufferedRequest request, HttpServletResponse response, FilterChain chain, int responseCap)
+            throws IOException, ServletException {
         CapturingResponse capture = new CapturingResponse(response);
+        boolean[] handlerStarted = {false};
         boolean[] handlerFinished = {false};
         Exception[] handlerThrew = {null};
+        NotStored notStored = new NotStored();
         Outcome outcome;
         try {
             outcome = runner.run(scope, key, fingerprint, execution -> {
                 if (execution != null) {
                     request.setAttribute(EXECUTION_ATTRIBUTE, execution);
                 }
+                handlerStarted[0] = true;
                 try {
                     chain.doFilter(request, capture);
                 } catch (IOException | ServletException e) {
@@ -249,28 +311,41 @@ public final class IdempotencyFilter implements Filter {
                     request.removeAttribute(EXECUTION_ATTRIBUTE);
                 }
                 handlerFinished[0] = true;
-                return capture.toStored(responseCap);
+                StoredResponse stored = capture.toStored(responseCap);
+                if (capture.storageDeclined() || !storage.stores(stored)) {
+                    throw notStored; // the runner gives the key back, as after an exception, and rethrows this
+                }
+                return stored;
             });
             Objects.requireNonNull(outcome, "the RequestRunner returned null");
-        } catch (LeaseLostException e) {
-            if (!handlerFinished[0]) {
-                throw e; // lost during a phase: the handler failed, the new owner carries on
-            }
-            // Lost while storing: the effect happened and this response describes it; the new owner's
-            // result is what retries replay. Not a replay, so no Idempotent-Replayed header.
-            capture.sendToClient();
-            return;
         } catch (RuntimeException e) {
-            // The handler's checked exception, wrapped by the runner (Idem's OperationFailedException,
-            // or another runner's): unwrapped so the container sees what the handler threw.
-            Exception thrown = handlerThrew[0];
-            if (thrown != null && e.getCause() == thrown) {
-                if (thrown instanceof IOException io) {
-                    throw io;
+            Throwable failure;
+            if (e == notStored) {
+                Throwable releaseFailed = storeFailureIn(e.getSuppressed());
+                if (releaseFailed == null) {
+                    capture.sendToClient(); // not stored, key given back: a retry runs (or resumes) again
+                    return;
                 }
-                throw (ServletException) thrown;
+                failure = releaseFailed; // the key could not be given back: nothing about this answer is settled
+            } else {
+                // The handler's checked exception, wrapped by the runner (Idem's OperationFailedException,
+                // or another runner's): unwrapped so the container sees what the handler threw.
+                Exception thrown = handlerThrew[0];
+                failure = thrown != null && e.getCause() == thrown ? thrown : e;
             }
-            throw e;
+            IdemException idemFailure = idemFailure(failure);
+            if (idemFailure != null && !response.isCommitted()) {
+                capture.discard(); // none of the handler's status, headers or cookies
+                answerFailure(idemFailure, handlerStarted[0], response);
+                return;
+            }
+            if (failure instanceof IOException io) {
+                throw io;
+            }
+            if (failure instanceof ServletException servlet) {
+                throw servlet;
+            }
+            throw failure instanceof RuntimeException runtime ? runtime : e;
         }
         if (outcome instanceof Outcome.Executed) {
             capture.sendToClient(); // in full, even when the stored copy omitted an oversized body
@@ -285,10 +360,61 @@ public final class IdempotencyFilter implements Filter {
         }
     }
 
+    /** The store or lease failure in {@code failure}'s cause chain, or null if it has none. */
+    private static IdemException idemFailure(Throwable failure) {
+        Throwable t = failure;
+        for (int depth = 0; t != null && depth < 32; depth++, t = t.getCause()) {
+            if (t instanceof StoreException || t instanceof LeaseLostException) {
+                return (IdemException) t;
+            }
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        return null;
+    }
+
+    private static Throwable storeFailureIn(Throwable[] suppressed) {
+        for (Throwable t : suppressed) {
+            if (t instanceof StoreException) {
+                return t;
+            }
+        }
+        return null;
+    }
+
+    private void answerFailure(IdemException failure, boolean handlerStarted, HttpServletResponse response) throws IOException {
+        if (failure instanceof LeaseLostException) {
+            // Another owner holds the key (or already completed it): from here, the key is in progress.
+            Problem.KEY_IN_USE.send(response, "Another request with this " + headerName + " took it over while this one"
+                    + " was running; retry after the time in Retry-After to get the result that stands.", failureRetryAfter);
+            return;
+        }
+        LOG.log(System.Logger.Level.WARNING, "idem store failed on a covered request; answered 503 store-unavailable", failure);
+        Problem.STORE_UNAVAILABLE.send(response, handlerStarted
+                ? "The idempotency store failed while this request was processed, so its outcome was not recorded and"
+                        + " this answer is not final. Retry with the same " + headerName + " after the time in Retry-After."
+                : "The idempotency store could not be reached, so this request was not processed. Retry with the same "
+                        + headerName + " after the time in Retry-After.", failureRetryAfter);
+    }
+
+    /**
+     * The filter's signal to the runner that a response is not to be stored; one per request, without
+     * a stack trace, but with suppression on: a failure to give the key back arrives suppressed on it.
+     */
+    private static final class NotStored extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        NotStored() {
+            super("response not stored (storage policy or Idempotent-Store: no); the key is given back", null, true, false);
+        }
+    }
+
     @Override
     public String toString() {
         return "IdempotencyFilter[methods=" + methods + ", header=" + headerName + ", maxRequestBytes=" + maxRequestBytes
-                + ", maxResponseBytes=" + maxResponseBytes + ", " + idem + "]";
+                + ", maxResponseBytes=" + maxResponseBytes + ", " + storagePolicy + ", failureRetryAfter=" + failureRetryAfter
+                + ", " + idem + "]";
     }
 
     /**
@@ -304,6 +430,8 @@ public final class IdempotencyFilter implements Filter {
         private RequestFingerprinter fingerprinter = new RequestFingerprinter();
         private int maxRequestBytes = DEFAULT_MAX_BODY_BYTES;
         private int maxResponseBytes = DEFAULT_MAX_BODY_BYTES;
+        private StoragePolicy storagePolicy = StoragePolicy.defaults();
+        private Duration failureRetryAfter = DEFAULT_FAILURE_RETRY_AFTER;
 
         private Builder(Idem idem) {
             this.idem = Objects.requireNonNull(idem, "idem is null");
@@ -363,6 +491,29 @@ public final class IdempotencyFilter implements Filter {
          */
         public Builder maxResponseBytes(int maxResponseBytes) {
             this.maxResponseBytes = bytes("maxResponseBytes", maxResponseBytes);
+            return this;
+        }
+
+        /**
+         * Which handler responses are stored for replay; a route may set its own
+         * ({@link RoutePolicy#withStoragePolicy}). Default {@link StoragePolicy#defaults()}: all but
+         * 408, 409, 425, 429 and 5xx.
+         */
+        public Builder storagePolicy(StoragePolicy storagePolicy) {
+            this.storagePolicy = Objects.requireNonNull(storagePolicy, "storagePolicy is null");
+            return this;
+        }
+
+        /**
+         * The {@code Retry-After} of the answers to a store failure (503 {@code store-unavailable}) and
+         * to a lost lease (409 {@code key-in-use}), sent in whole seconds, rounded up. Default 2 s.
+         */
+        public Builder failureRetryAfter(Duration failureRetryAfter) {
+            Objects.requireNonNull(failureRetryAfter, "failureRetryAfter is null");
+            if (failureRetryAfter.isNegative() || failureRetryAfter.isZero()) {
+                throw new IllegalArgumentException("failureRetryAfter must be positive, was " + failureRetryAfter);
+            }
+            this.failureRetryAfter = failureRetryAfter;
             return this;
         }
 

@@ -29,7 +29,13 @@ import java.util.Objects;
  *     as soon as this method returns, and a client that saw it may rely on every retry replaying it.</li>
  * <li>Let the handler's unchecked exceptions propagate as they are; its checked ones
  *     ({@code IOException}, {@code ServletException}) may arrive wrapped in an unchecked exception whose
- *     cause they are — the filter rethrows the handler's own to the container.</li>
+ *     cause they are — the filter rethrows the handler's own to the container. {@code handler} also
+ *     throws an unchecked exception of the filter's own when its {@link StoragePolicy} (or the
+ *     handler's {@code Idempotent-Store: no}) declines the response: treat it as any exception — give
+ *     the key back (or roll back) and let it propagate as it is; the filter then sends the response.</li>
+ * <li>Let a store failure propagate as a {@link dev.idem.StoreException} (or with one in its cause
+ *     chain), and a lost lease as a {@link dev.idem.LeaseLostException}: the filter answers them 503
+ *     and 409 (see {@link IdempotencyFilter}).</li>
  * </ul>
  */
 @FunctionalInterface

@@ -126,4 +126,35 @@ class IdempotencyFilterBuilderTest {
                 .hasMessageContaining("runner");
         assertThatThrownBy(() -> RequestRunner.of(null)).isInstanceOf(NullPointerException.class).hasMessageContaining("idem");
     }
+
+    @Test
+    void storagePolicyAndFailureRetryAfterAreSetAndValidated() {
+        assertThat(IdempotencyFilter.builder(idem).build().toString()).as("defaults")
+                .contains("StoragePolicy[store not 408, 409, 425, 429, 5xx]", "failureRetryAfter=PT2S");
+        IdempotencyFilter filter = IdempotencyFilter.builder(idem).storagePolicy(StoragePolicy.notStoring("5xx"))
+                .failureRetryAfter(Duration.ofSeconds(7)).build();
+        assertThat(filter.toString()).contains("StoragePolicy[store not 5xx]", "failureRetryAfter=PT7S");
+        IdempotencyFilter.Builder builder = IdempotencyFilter.builder(idem);
+        assertThatThrownBy(() -> builder.storagePolicy(null)).isInstanceOf(NullPointerException.class).hasMessageContaining("storagePolicy");
+        assertThatThrownBy(() -> builder.failureRetryAfter(null)).isInstanceOf(NullPointerException.class)
+                .hasMessageContaining("failureRetryAfter");
+        assertThatThrownBy(() -> builder.failureRetryAfter(Duration.ZERO)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("failureRetryAfter").hasMessageContaining("PT0S");
+    }
+
+    @Test
+    void aRoutesStoragePolicyIsKeptAcrossEngineAndRunner() {
+        StoragePolicy everything = StoragePolicy.storingAll();
+        RoutePolicy policy = RoutePolicy.optional().withStoragePolicy(everything);
+        assertThat(RoutePolicy.required().storagePolicy()).isEmpty();
+        assertThat(policy.storagePolicy()).containsSame(everything);
+        assertThat(policy.keyRequired()).isFalse();
+        assertThat(policy.withIdem(idem).storagePolicy()).containsSame(everything);
+        assertThat(policy.withRunner(RequestRunner.of(idem)).storagePolicy()).containsSame(everything);
+        assertThat(policy).isEqualTo(RoutePolicy.optional().withStoragePolicy(everything)).isNotEqualTo(RoutePolicy.optional());
+        assertThat(policy.toString()).contains("StoragePolicy[store every status]");
+        assertThatThrownBy(() -> RoutePolicy.notCovered().withStoragePolicy(everything)).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> RoutePolicy.required().withStoragePolicy(null)).isInstanceOf(NullPointerException.class)
+                .hasMessageContaining("storagePolicy");
+    }
 }

@@ -1,5 +1,6 @@
 package dev.idem.spring;
 
+import dev.idem.servlet.StoragePolicy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -50,6 +51,20 @@ public class IdemProperties implements InitializingBean {
 
     /** With in-flight 'wait': how long a request waits for the running one's result before answering 409. */
     private Duration maxWait = Duration.ofSeconds(10);
+
+    /**
+     * Handler response statuses that are not stored for replay: the key is released and a retry runs
+     * the handler again. Each entry is a status (429) or a class (5xx); 'none' (or no entry) stores every
+     * status the engine stores (the starter's engine never stores a 5xx). Per endpoint:
+     * '@Idempotent(notStored = ...)'.
+     */
+    private List<String> notStoredStatuses = new ArrayList<>(StoragePolicy.DEFAULT_NOT_STORED);
+
+    /**
+     * Retry-After of the answers to a failure of the idempotency store (503) or a lost lease (409),
+     * in whole seconds, rounded up.
+     */
+    private Duration failureRetryAfter = Duration.ofSeconds(2);
 
     /** Largest request body accepted with an idempotency key; larger ones are answered 413. */
     private DataSize maxRequestBytes = DataSize.ofMegabytes(1);
@@ -267,6 +282,12 @@ public class IdemProperties implements InitializingBean {
             throw invalid("idem.retention", retention, "must not be shorter than idem.lease (" + lease + ")");
         }
         positive("idem.max-wait", maxWait);
+        positive("idem.failure-retry-after", failureRetryAfter);
+        try {
+            storagePolicy();
+        } catch (IllegalArgumentException e) {
+            throw invalid("idem.not-stored-statuses", notStoredStatuses, e.getMessage());
+        }
         bytes("idem.max-request-bytes", maxRequestBytes);
         bytes("idem.max-response-bytes", maxResponseBytes);
         if (tableName == null || !tableName.matches("[a-z_][a-z0-9_]{0,47}")) {
@@ -319,6 +340,29 @@ public class IdemProperties implements InitializingBean {
 
     private static InvalidConfigurationPropertyValueException invalid(String property, Object value, String reason) {
         return new InvalidConfigurationPropertyValueException(property, value, reason);
+    }
+
+    /**
+     * The filter's {@link StoragePolicy} from {@code idem.not-stored-statuses}.
+     *
+     * @throws IllegalArgumentException if an entry is neither a status nor a class of them
+     */
+    public StoragePolicy storagePolicy() {
+        return parseStoragePolicy(notStoredStatuses == null ? List.of() : notStoredStatuses);
+    }
+
+    /**
+     * The storage policy of a list of statuses not to store, as {@code idem.not-stored-statuses} and
+     * {@code @Idempotent(notStored = ...)} read it: {@link StoragePolicy#notStoring(java.util.Collection)},
+     * with {@code none} alone meaning every status is stored.
+     *
+     * @throws IllegalArgumentException if an entry is neither a status nor a class of them
+     */
+    public static StoragePolicy parseStoragePolicy(List<String> notStored) {
+        if (notStored.size() == 1 && notStored.get(0) != null && notStored.get(0).trim().equalsIgnoreCase("none")) {
+            return StoragePolicy.storingAll();
+        }
+        return StoragePolicy.notStoring(notStored);
     }
 
     // ---- accessors ----------------------------------------------------------------------------
@@ -385,6 +429,22 @@ public class IdemProperties implements InitializingBean {
 
     public void setMaxWait(Duration maxWait) {
         this.maxWait = maxWait;
+    }
+
+    public List<String> getNotStoredStatuses() {
+        return notStoredStatuses;
+    }
+
+    public void setNotStoredStatuses(List<String> notStoredStatuses) {
+        this.notStoredStatuses = notStoredStatuses;
+    }
+
+    public Duration getFailureRetryAfter() {
+        return failureRetryAfter;
+    }
+
+    public void setFailureRetryAfter(Duration failureRetryAfter) {
+        this.failureRetryAfter = failureRetryAfter;
     }
 
     public DataSize getMaxRequestBytes() {

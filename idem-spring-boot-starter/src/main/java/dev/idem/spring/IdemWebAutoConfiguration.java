@@ -87,7 +87,9 @@ public class IdemWebAutoConfiguration {
     }
 
     /**
-     * The filter, with the body caps of {@code idem.max-request-bytes} and {@code idem.max-response-bytes}.
+     * The filter, with the body caps of {@code idem.max-request-bytes} and {@code idem.max-response-bytes},
+     * the storage policy of {@code idem.not-stored-statuses} and the {@code Retry-After} of
+     * {@code idem.failure-retry-after}.
      *
      * @throws InvalidConfigurationPropertyValueException if {@code idem.max-response-bytes} exceeds what
      *         the {@link Idem} bean stores (an application's own {@code Idem} with a smaller limit)
@@ -111,6 +113,8 @@ public class IdemWebAutoConfiguration {
                 .fingerprinter(fingerprinter)
                 .maxRequestBytes((int) properties.getMaxRequestBytes().toBytes())
                 .maxResponseBytes((int) responseCap)
+                .storagePolicy(properties.storagePolicy())
+                .failureRetryAfter(properties.getFailureRetryAfter())
                 .build();
         FilterRegistrationBean<IdempotencyFilter> registration = new FilterRegistrationBean<>(filter);
         registration.setName("idempotencyFilter");

@@ -53,6 +53,19 @@ public @interface Idempotent {
     String maxWait() default "";
 
     /**
+     * The handler's response statuses that are <em>not</em> stored for replay on this endpoint: the
+     * caller gets the response, the key is released, and a retry runs the handler again. A
+     * comma-separated list of statuses ({@code "429"}) and classes ({@code "5xx"}), or {@code "none"}
+     * to store every status (the engine still never stores a 5xx); may use {@code ${…}} placeholders.
+     * Empty: {@code idem.not-stored-statuses} (default {@code 408, 409, 425, 429, 5xx}). For one
+     * response, the handler can decline storage with the response header {@code Idempotent-Store: no}
+     * (e.g. {@code ResponseEntity.status(202).header("Idempotent-Store", "no")}), which the filter
+     * removes. On a {@link #transactional()} endpoint a response that is not stored rolls the
+     * transaction back, as an exception does.
+     */
+    String notStored() default "";
+
+    /**
      * Runs the claim, the handler and the stored response in <em>one</em> database transaction, for an
      * endpoint whose effects all live in the idem store's database: one commit instead of three, and
      * no moment at which the handler's rows exist without the stored response or the other way round.
@@ -62,8 +75,8 @@ public @interface Idempotent {
      * runs the handler, and stores the response on the same connection. Everything the handler writes
      * through Spring's transaction-bound connection — {@code JdbcTemplate}, a {@code @Transactional}
      * service (it joins), JPA with a manager of this {@code DataSource} — commits with them. It commits
-     * only when the response is stored (by default status &lt; 500); a 5xx, an exception, a replay or a
-     * mismatch roll it back, so the handler's rows vanish with the claim and a retry runs again. A
+     * only when the response is stored (see {@link #notStored()}); a response that is not stored, an
+     * exception, a replay or a mismatch roll it back, so the handler's rows vanish with the claim and a retry runs again. A
      * process that dies mid-handler leaves an open transaction the database rolls back: the same.
      *
      * <p>Not for handlers that call anything outside the database (a card gateway, a broker, e-mail): a

@@ -259,6 +259,10 @@ class AutoConfigurationTest {
             assertThat(properties.getSweeper().getBatchSize()).isEqualTo(500);
             assertThat(properties.getScope().getCredentialHeader()).isEmpty();
             assertThat(properties.getFilter().getOrder()).isEqualTo(-90);
+            assertThat(properties.getNotStoredStatuses()).containsExactly("408", "409", "425", "429", "5xx");
+            assertThat(properties.getFailureRetryAfter()).isEqualTo(Duration.ofSeconds(2));
+            assertThat(context.getBean("idempotencyFilterRegistration", FilterRegistrationBean.class).getFilter().toString())
+                    .contains("StoragePolicy[store not 408, 409, 425, 429, 5xx]", "failureRetryAfter=PT2S");
 
             Idem idem = context.getBean(Idem.class);
             assertThat(idem.lease()).isEqualTo(Duration.ofSeconds(30));
@@ -273,7 +277,8 @@ class AutoConfigurationTest {
         web().withBean(DataSource.class, () -> unclosable(db))
                 .withPropertyValues("idem.lease=5s", "idem.retention=2h", "idem.max-response-bytes=3MB", "idem.max-request-bytes=10KB",
                         "idem.table-name=" + table, "idem.methods=POST,PUT", "idem.header-name=X-Request-Key", "idem.filter.order=7",
-                        "idem.in-flight=wait", "idem.max-wait=3s", "idem.sweeper.batch-size=50", "idem.default-policy=all")
+                        "idem.in-flight=wait", "idem.max-wait=3s", "idem.sweeper.batch-size=50", "idem.default-policy=all",
+                        "idem.not-stored-statuses=429, 5XX", "idem.failure-retry-after=5s")
                 .run(context -> {
                     assertThat(context).hasNotFailed();
                     Idem idem = context.getBean(Idem.class);
@@ -284,7 +289,8 @@ class AutoConfigurationTest {
                     FilterRegistrationBean<?> registration = context.getBean("idempotencyFilterRegistration", FilterRegistrationBean.class);
                     assertThat(registration.getOrder()).isEqualTo(7);
                     assertThat(registration.getFilter().toString()).contains("methods=[POST, PUT]", "header=X-Request-Key",
-                            "maxRequestBytes=10240", "maxResponseBytes=3145728", "inFlight=waitUpTo(PT3S)");
+                            "maxRequestBytes=10240", "maxResponseBytes=3145728", "inFlight=waitUpTo(PT3S)",
+                            "StoragePolicy[store not 429, 5xx]", "failureRetryAfter=PT5S");
                     IdemProperties properties = context.getBean(IdemProperties.class);
                     assertThat(properties.getSweeper().getBatchSize()).isEqualTo(50);
                     assertThat(properties.getDefaultPolicy()).isEqualTo(IdemProperties.DefaultPolicy.ALL);
@@ -302,7 +308,9 @@ class AutoConfigurationTest {
             "idem.table-name     | Idem-Record  | lower-case SQL identifier",
             "idem.sweeper.batch-size | 0        | must be between 1 and 100000",
             "idem.sweeper.interval | 0ms        | must be a positive duration",
-            "idem.scope.credential-header | 'X Api' | must be an HTTP token"})
+            "idem.scope.credential-header | 'X Api' | must be an HTTP token",
+            "idem.not-stored-statuses | 429,6xx  | was '6xx'",
+            "idem.failure-retry-after | 0s       | must be a positive duration"})
     void badPropertiesFailStartupNamingTheProperty(String property, String value, String reason) {
         web().withBean(DataSource.class, () -> unclosable(db)).withPropertyValues(property + "=" + value).run(context -> {
             assertThat(context).hasFailed();
@@ -310,6 +318,15 @@ class AutoConfigurationTest {
             assertThat(invalid.getName()).isEqualTo(property);
             assertThat(invalid.getReason()).contains(reason);
         });
+    }
+
+    @Test
+    void notStoredStatusesNoneOrEmptyStoresEveryStatus() {
+        for (String value : new String[] {"none", ""}) {
+            web().withBean(DataSource.class, () -> unclosable(db)).withPropertyValues("idem.not-stored-statuses=" + value).run(context ->
+                    assertThat(context.getBean("idempotencyFilterRegistration", FilterRegistrationBean.class).getFilter().toString())
+                            .as("'%s'", value).contains("StoragePolicy[store every status]"));
+        }
     }
 
     @Test

@@ -187,6 +187,55 @@ class IdempotentAnnotationTest {
     }
 
     @RestController
+    static class Limits {
+        @PostMapping("/limits/stored-429")
+        @Idempotent(notStored = "5xx")
+        String stored429() {
+            return "";
+        }
+
+        @PostMapping("/limits/everything")
+        @Idempotent(notStored = "${test.not-stored:none}")
+        String everything() {
+            return "";
+        }
+
+        @PostMapping("/limits/global")
+        @Idempotent
+        String global() {
+            return "";
+        }
+    }
+
+    @RestController
+    static class BadNotStored {
+        @PostMapping("/bad-not-stored")
+        @Idempotent(notStored = "429, 600")
+        String bad() {
+            return "";
+        }
+    }
+
+    @Test
+    void notStoredBecomesTheEndpointsStoragePolicyWithPlaceholders() {
+        runner(Limits.class).run(context -> {
+            RoutePolicy stored429 = resolve(context, new MockHttpServletRequest("POST", "/limits/stored-429"));
+            assertThat(stored429.storagePolicy().orElseThrow().toString()).isEqualTo("StoragePolicy[store not 5xx]");
+            assertThat(stored429.idem()).as("no engine setting changed").isEmpty();
+            assertThat(resolve(context, new MockHttpServletRequest("POST", "/limits/everything")).storagePolicy().orElseThrow())
+                    .hasToString("StoragePolicy[store every status]");
+            assertThat(resolve(context, new MockHttpServletRequest("POST", "/limits/global")).storagePolicy())
+                    .as("the filter's, from idem.not-stored-statuses").isEmpty();
+        });
+        runner(Limits.class).withPropertyValues("test.not-stored=429,409").run(context ->
+                assertThat(resolve(context, new MockHttpServletRequest("POST", "/limits/everything")).storagePolicy().orElseThrow())
+                        .hasToString("StoragePolicy[store not 429, 409]"));
+        runner(BadNotStored.class).run(context -> assertThat(AutoConfigurationTest.rootCause(
+                context.getStartupFailure(), IllegalStateException.class)).hasMessageContaining(BadNotStored.class.getName() + "#bad")
+                .hasMessageContaining("notStored '429, 600'").hasMessageContaining("was ' 600'"));
+    }
+
+    @RestController
     static class BadLease {
         @PostMapping("/bad")
         @Idempotent(lease = "soon")

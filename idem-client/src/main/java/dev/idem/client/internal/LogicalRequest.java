@@ -76,7 +76,17 @@ public final class LogicalRequest {
      * caller sees what the server last said).
      */
     public Decision onResponse(int status, HttpHeaders headers) {
-        if (!policy.retryStatuses.contains(status) || !retriesAllowed || attempts >= policy.maxAttempts) {
+        return onResponse(status, headers, null);
+    }
+
+    /**
+     * As {@link #onResponse(int, HttpHeaders)}, where a 409 is also retryable when {@code problemType}
+     * (its RFC 9457 type, null if none was read) says the key is in progress.
+     */
+    public Decision onResponse(int status, HttpHeaders headers, String problemType) {
+        boolean retryable = policy.retryStatuses.contains(status)
+                || (status == 409 && problemType != null && policy.inProgressProblemTypes.contains(problemType));
+        if (!retryable || !retriesAllowed || attempts >= policy.maxAttempts) {
             return FINISH;
         }
         Instant now = policy.clock.instant();

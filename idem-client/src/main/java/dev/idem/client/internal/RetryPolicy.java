@@ -20,17 +20,20 @@ public final class RetryPolicy {
     final Duration attemptTimeout; // null: none beyond the request's own and the deadline
     final Backoff backoff;
     final Set<Integer> retryStatuses;
+    final Set<String> inProgressProblemTypes;
     final boolean generateKeys;
     final Clock clock;
 
     public RetryPolicy(String headerName, int maxAttempts, Duration deadline, Duration attemptTimeout,
-                       Backoff backoff, Set<Integer> retryStatuses, boolean generateKeys, Clock clock) {
+                       Backoff backoff, Set<Integer> retryStatuses, Set<String> inProgressProblemTypes,
+                       boolean generateKeys, Clock clock) {
         this.headerName = headerName;
         this.maxAttempts = maxAttempts;
         this.deadline = deadline;
         this.attemptTimeout = attemptTimeout;
         this.backoff = backoff;
         this.retryStatuses = Set.copyOf(retryStatuses);
+        this.inProgressProblemTypes = Set.copyOf(inProgressProblemTypes);
         this.generateKeys = generateKeys;
         this.clock = clock;
     }
@@ -70,6 +73,14 @@ public final class RetryPolicy {
         return new LogicalRequest(this, request, key, retriesAllowed);
     }
 
+    /**
+     * Whether a 409's problem type must be read to decide: only when 409 is not retried as a status
+     * and some problem types mark a key in progress.
+     */
+    public boolean readsConflictProblemTypes() {
+        return !retryStatuses.contains(409) && !inProgressProblemTypes.isEmpty();
+    }
+
     public String headerName() {
         return headerName;
     }
@@ -82,7 +93,29 @@ public final class RetryPolicy {
     public String toString() {
         return "headerName=" + headerName + ", maxAttempts=" + maxAttempts + ", deadline=" + deadline
                 + ", attemptTimeout=" + (attemptTimeout == null ? "none" : attemptTimeout.toString())
-                + ", backoff=[" + backoff + "], retryStatuses=" + new java.util.TreeSet<>(retryStatuses)
+                + ", backoff=[" + backoff + "], retryStatuses=" + ranges(retryStatuses)
+                + ", inProgressProblemTypes=" + new java.util.TreeSet<>(inProgressProblemTypes)
                 + ", generateKeys=" + generateKeys + ", clock=" + clock;
+    }
+
+    /** The statuses in order, runs of three or more as {@code first-last}: {@code [408, 425, 429, 500-599]}. */
+    static String ranges(Set<Integer> statuses) {
+        java.util.List<Integer> sorted = new java.util.ArrayList<>(new java.util.TreeSet<>(statuses));
+        java.util.List<String> parts = new java.util.ArrayList<>();
+        for (int i = 0; i < sorted.size(); ) {
+            int j = i;
+            while (j + 1 < sorted.size() && sorted.get(j + 1) == sorted.get(j) + 1) {
+                j++;
+            }
+            if (j - i >= 2) {
+                parts.add(sorted.get(i) + "-" + sorted.get(j));
+            } else {
+                for (int k = i; k <= j; k++) {
+                    parts.add(Integer.toString(sorted.get(k)));
+                }
+            }
+            i = j + 1;
+        }
+        return "[" + String.join(", ", parts) + "]";
     }
 }

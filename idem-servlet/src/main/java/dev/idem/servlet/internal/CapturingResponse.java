@@ -59,6 +59,11 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
      * outer filter had set, so a replay appends them to that filter's fresh values instead of replacing them.
      */
     public static final String APPENDED_HEADER = "Idempotent-Appended-Headers";
+    /**
+     * Set by a handler to decline storage of this response ({@code no}); kept here, never passed to
+     * the wrapped response, so it reaches neither the client nor the store.
+     */
+    public static final String STORE_HEADER = "Idempotent-Store";
 
     /**
      * Never stored, so never replayed: cookies belong to the first caller's session; hop-by-hop
@@ -70,7 +75,7 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
             "Connection", "Keep-Alive", "Proxy-Authenticate", "Proxy-Authorization", "TE", "Trailer",
             "Transfer-Encoding", "Upgrade",
             "Date", "Content-Length",
-            REPLAYED_HEADER, BODY_OMITTED_HEADER, HEADERS_OMITTED_HEADER, APPENDED_HEADER);
+            REPLAYED_HEADER, BODY_OMITTED_HEADER, HEADERS_OMITTED_HEADER, APPENDED_HEADER, STORE_HEADER);
 
     private final HttpServletResponse response;
     private final ByteArrayOutputStream body = new ByteArrayOutputStream();
@@ -86,6 +91,7 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
     private final Set<String> setByHandler = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
     /** Names the handler added values to: its values are those beyond the ones present at entry. */
     private final Set<String> addedByHandler = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
+    private boolean storageDeclined;
 
     /**
      * Wraps {@code response} as the handler will see it. Headers already on it are taken to be
@@ -225,6 +231,7 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
         atEntry.clear();
         setByHandler.clear();
         addedByHandler.clear();
+        storageDeclined = false;
     }
 
     // ---- length: recomputed from the buffered body ---------------------------------------------
@@ -239,6 +246,10 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
 
     @Override
     public void setHeader(String name, String value) {
+        if (STORE_HEADER.equalsIgnoreCase(name)) {
+            storageDeclined = declines(value);
+            return;
+        }
         String normalised = headerName(name);
         if (normalised != null && !"Content-Length".equalsIgnoreCase(normalised)) {
             setByHandler.add(normalised);
@@ -248,11 +259,24 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
 
     @Override
     public void addHeader(String name, String value) {
+        if (STORE_HEADER.equalsIgnoreCase(name)) {
+            storageDeclined |= declines(value);
+            return;
+        }
         String normalised = headerName(name);
         if (normalised != null && !"Content-Length".equalsIgnoreCase(normalised)) {
             addedByHandler.add(normalised);
             super.addHeader(normalised, value == null ? null : headerValue(value));
         }
+    }
+
+    private static boolean declines(String value) {
+        return value != null && "no".equalsIgnoreCase(value.trim());
+    }
+
+    /** Whether the handler declined storage of this response with {@code Idempotent-Store: no}. */
+    public boolean storageDeclined() {
+        return storageDeclined;
     }
 
     @Override
@@ -477,6 +501,20 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
             headers.put("Content-Type", List.of(headerValue(contentType)));
         }
         return omitted;
+    }
+
+    /**
+     * Drops what the handler set on the wrapped response — status, headers (its cookies included),
+     * content type — and puts back the headers earlier filters had set, so the filter can answer
+     * something else instead. Only while the wrapped response is not committed.
+     */
+    public void discard() {
+        response.reset();
+        atEntry.forEach((name, values) -> {
+            for (String value : values) {
+                response.addHeader(name, value);
+            }
+        });
     }
 
     /** Sends what the handler produced, in full, to this (first) caller. */

@@ -19,7 +19,8 @@ public enum Problem {
     KEY_IN_USE("key-in-use", 409, "Idempotency key in use"),
     KEY_MISMATCH("key-mismatch", 422, "Idempotency key reused for a different request"),
     REQUEST_TOO_LARGE("request-too-large", 413, "Request body too large"),
-    MALFORMED_JSON("malformed-json", 400, "Malformed JSON body");
+    MALFORMED_JSON("malformed-json", 400, "Malformed JSON body"),
+    STORE_UNAVAILABLE("store-unavailable", 503, "Idempotency store unavailable");
 
     public static final String MEDIA_TYPE = "application/problem+json";
     private static final String URN_PREFIX = "urn:idem:problem:";

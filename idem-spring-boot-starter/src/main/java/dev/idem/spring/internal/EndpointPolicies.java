@@ -3,10 +3,13 @@ package dev.idem.spring.internal;
 import dev.idem.Idem;
 import dev.idem.InFlightPolicy;
 import dev.idem.servlet.RoutePolicy;
+import dev.idem.servlet.StoragePolicy;
 import dev.idem.spring.IdemProperties;
 import dev.idem.spring.Idempotent;
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
@@ -19,8 +22,8 @@ import org.springframework.web.servlet.function.HandlerFunction;
 /**
  * The {@link RoutePolicy} of each handler: from its {@link Idempotent} (method, else class), or the
  * default policy. Computed once per handler method, with a per-endpoint {@link Idem} derived from the
- * application's when the annotation changes a setting, and a transactional {@code RequestRunner} for
- * {@code @Idempotent(transactional = true)}.
+ * application's when the annotation changes a setting, its own storage policy when it sets
+ * {@code notStored}, and a transactional {@code RequestRunner} for {@code @Idempotent(transactional = true)}.
  */
 public final class EndpointPolicies {
     private final Idem idem;
@@ -74,11 +77,28 @@ public final class EndpointPolicies {
         if (annotation.transactional()) {
             requireNoEngineOnlySettings(annotation, where);
         }
+        StoragePolicy storage = storagePolicy(annotation.notStored(), where);
+        if (storage != null) {
+            policy = policy.withStoragePolicy(storage);
+        }
         Idem variant = variant(annotation, where);
         if (annotation.transactional()) {
             return policy.withRunner(transactionalRunners.runner(variant == null ? idem : variant, where));
         }
         return variant == null ? policy : policy.withIdem(variant);
+    }
+
+    /** The endpoint's own storage policy, or null for the filter's ({@code idem.not-stored-statuses}). */
+    private StoragePolicy storagePolicy(String text, String where) {
+        if (text.isEmpty()) {
+            return null;
+        }
+        String resolved = placeholders.resolveRequiredPlaceholders(text).trim();
+        try {
+            return IdemProperties.parseStoragePolicy(resolved.isEmpty() ? List.of() : Arrays.asList(resolved.split(",", -1)));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException("@Idempotent on " + where + ": notStored '" + text + "': " + e.getMessage(), e);
+        }
     }
 
     /** Lease, in-flight policy and wait belong to the engine's claim; a transactional claim waits on the row lock. */

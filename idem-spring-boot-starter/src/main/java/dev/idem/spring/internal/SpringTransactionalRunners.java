@@ -6,6 +6,7 @@ import dev.idem.IdempotencyKey;
 import dev.idem.Operation;
 import dev.idem.Outcome;
 import dev.idem.Scope;
+import dev.idem.StoreException;
 import dev.idem.jdbc.JdbcIdempotencyStore;
 import dev.idem.jdbc.TransactionalIdem;
 import dev.idem.servlet.RequestRunner;
@@ -18,8 +19,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.jdbc.CannotGetJdbcConnectionException;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionException;
 import org.springframework.transaction.support.ResourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 import org.springframework.util.ReflectionUtils;
@@ -88,8 +91,21 @@ public final class SpringTransactionalRunners implements TransactionalRunners {
     }
 
     private record Runner(TransactionalIdem tx, DataSource dataSource, TransactionTemplate template) implements RequestRunner {
+        /**
+         * As the contract asks, a failure of the database behind the transaction — no connection for
+         * it, a commit or rollback that failed — reaches the filter as a {@link StoreException}: the
+         * claim or the stored response may not be there, and the answer is a 503, not a final one.
+         */
         @Override
         public Outcome run(Scope scope, IdempotencyKey key, Fingerprint fingerprint, Operation handler) {
+            try {
+                return inTransaction(scope, key, fingerprint, handler);
+            } catch (TransactionException | CannotGetJdbcConnectionException e) {
+                throw StoreException.failed("Spring transaction", "transactional request", scope, e);
+            }
+        }
+
+        private Outcome inTransaction(Scope scope, IdempotencyKey key, Fingerprint fingerprint, Operation handler) {
             return template.execute(status -> {
                 Connection connection = DataSourceUtils.getConnection(dataSource);
                 try {

@@ -1,0 +1,8 @@
+package dev.idem.spring;
+
+class PostgresStoragePolicyAppTest extends StoragePolicyAppTest {
+    @Override
+    Backend backend() {
+        return Backend.POSTGRESQL;
+    }
+}

@@ -1,0 +1,8 @@
+package dev.idem.spring;
+
+class SqliteStoragePolicyAppTest extends StoragePolicyAppTest {
+    @Override
+    Backend backend() {
+        return Backend.SQLITE;
+    }
+}
