@@ -156,7 +156,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
         Objects.requireNonNull(client, "client is null");
         return new Builder(false, () -> {
             StatefulRedisConnection<byte[], byte[]> c = client.connect(ByteArrayCodec.INSTANCE);
-            return new SingleNode(c, c::close);
+            return new SingleNode(c, () -> client.connect(ByteArrayCodec.INSTANCE), c::close);
         });
     }
 
@@ -166,7 +166,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
      */
     public static Builder builder(StatefulRedisConnection<byte[], byte[]> connection) {
         Objects.requireNonNull(connection, "connection is null");
-        return new Builder(false, () -> new SingleNode(connection, () -> { }));
+        return new Builder(false, () -> new SingleNode(connection, null, () -> { }));
     }
 
     /**
@@ -179,7 +179,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
             RedisClient client = RedisClient.create(uri);
             try {
                 StatefulRedisConnection<byte[], byte[]> c = client.connect(ByteArrayCodec.INSTANCE);
-                return new SingleNode(c, () -> {
+                return new SingleNode(c, () -> client.connect(ByteArrayCodec.INSTANCE), () -> {
                     c.close();
                     client.shutdown(0, 2, TimeUnit.SECONDS);
                 });
@@ -433,17 +433,27 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
     private <T> Reply<T> run(LuaScript script, ScriptOutputType type, Scope scope, boolean acknowledge, byte[][] keys, byte[]... args) {
         boolean waits = acknowledge && ack != null;
         try {
-            StatefulRedisConnection<byte[], byte[]> node = nodes.forKey(keys[0]);
+            Nodes.Target target = nodes.forKey(keys[0]);
             for (int redirects = 0; ; redirects++) {
+                Nodes.Target used = target;
+                StatefulRedisConnection<byte[], byte[]> node = waits ? nodes.take(used) : nodes.shared(used);
+                boolean reusable = false;
                 try {
-                    return attempt(node, script, type, waits, keys, args);
+                    Reply<T> reply = attempt(node, script, type, waits, keys, args);
+                    reusable = true;
+                    return reply;
                 } catch (RedisCommandExecutionException e) {
+                    reusable = true; // the server answered: the connection is in order
                     Matcher moved = MOVED.matcher(String.valueOf(e.getMessage()));
                     if (!moved.find() || redirects >= 2) {
                         throw e;
                     }
                     nodes.topologyMayHaveChanged();
-                    node = nodes.at(moved.group(1), Integer.parseInt(moved.group(2)));
+                    target = new Nodes.Target(moved.group(1), Integer.parseInt(moved.group(2)));
+                } finally {
+                    if (waits) {
+                        nodes.giveBack(used, node, reusable);
+                    }
                 }
             }
         } catch (RedisCommandExecutionException e) {

@@ -56,14 +56,16 @@ public final class RedisCluster implements AutoCloseable {
     private final Map<Integer, Process> nodes;
     private final Path dir;
     private final Path cli;
+    private final Path server;
     private final Duration startTime;
     private volatile boolean closed;
 
-    private RedisCluster(String host, Map<Integer, Process> nodes, Path dir, Path cli, Duration startTime) {
+    private RedisCluster(String host, Map<Integer, Process> nodes, Path dir, Path cli, Path server, Duration startTime) {
         this.host = host;
         this.nodes = nodes;
         this.dir = dir;
         this.cli = cli;
+        this.server = server;
         this.startTime = startTime;
     }
 
@@ -92,7 +94,7 @@ public final class RedisCluster implements AutoCloseable {
             if (!RealServices.answers(host, first)) {
                 RealServices.unavailable(SERVICE, "nothing answers at " + host + ":" + first + " (" + ENV + ")");
             }
-            shared = new RedisCluster(host, nodes, null, findBinary("redis-cli").orElse(null), Duration.ZERO);
+            shared = new RedisCluster(host, nodes, null, findBinary("redis-cli").orElse(null), null, Duration.ZERO);
             return shared;
         }
         RedisCluster started = start();
@@ -121,7 +123,7 @@ public final class RedisCluster implements AutoCloseable {
             throw new UncheckedIOException("cannot create a folder for the cluster's data", e);
         }
         Map<Integer, Process> nodes = Collections.synchronizedMap(new LinkedHashMap<>());
-        RedisCluster cluster = new RedisCluster("127.0.0.1", nodes, dir, cli.get(), Duration.ZERO);
+        RedisCluster cluster = new RedisCluster("127.0.0.1", nodes, dir, cli.get(), server.get(), Duration.ZERO);
         try {
             int port = FIRST_PORT;
             for (int i = 0; i < 6; i++) {
@@ -141,7 +143,7 @@ public final class RedisCluster implements AutoCloseable {
                 throw new IllegalStateException("redis-cli --cluster create did not cover every slot:\n" + created);
             }
             cluster.awaitHealthy(deadline);
-            return new RedisCluster("127.0.0.1", nodes, dir, cli.get(), Duration.ofNanos(System.nanoTime() - began));
+            return new RedisCluster("127.0.0.1", nodes, dir, cli.get(), server.get(), Duration.ofNanos(System.nanoTime() - began));
         } catch (RuntimeException | IOException | InterruptedException e) {
             // The binaries are there, so this is a failure, not a missing service.
             cluster.close();
@@ -194,6 +196,21 @@ public final class RedisCluster implements AutoCloseable {
         if (!process.waitFor(10, TimeUnit.SECONDS)) {
             throw new IllegalStateException("redis-server on port " + port + " (pid " + process.pid() + ") survived SIGKILL");
         }
+    }
+
+    /**
+     * Starts the node at {@code port} again, on its data and cluster configuration, as a supervisor
+     * restarts a crashed process; returns once it answers. A master that was replaced in a failover
+     * rejoins as a replica of the node that took over.
+     */
+    public void restart(int port) throws IOException, InterruptedException {
+        Process old = process(port);
+        if (old.isAlive()) {
+            throw new IllegalStateException("the node on port " + port + " is still running");
+        }
+        Process started = startNode(server, dir, port);
+        nodes.put(port, started);
+        waitFor(port, started, dir, System.nanoTime() + START_TIMEOUT.toNanos());
     }
 
     /** Runs {@code redis-cli -h host -p port args…} and answers what it printed. */
@@ -261,6 +278,8 @@ public final class RedisCluster implements AutoCloseable {
                 "--cluster-enabled", "yes", "--cluster-config-file", data.resolve("nodes.conf").toString(),
                 "--cluster-node-timeout", Long.toString(NODE_TIMEOUT.toMillis()),
                 "--appendonly", "yes", "--appendfsync", "everysec", "--save", "",
+                // A restarted node resyncs at once, not after the default 5 s wait for more replicas.
+                "--repl-diskless-sync-delay", "0",
                 "--enable-debug-command", "local",
                 "--dir", data.toString(), "--logfile", data.resolve("redis.log").toString()))
                 .redirectErrorStream(true).redirectOutput(data.resolve("stdout.log").toFile()).start();

@@ -19,8 +19,10 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -39,12 +41,15 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class ClusterNodes implements Nodes {
     /** At most one topology refresh this store asks for per period. */
     private static final long REFRESH_GAP_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
+    private static final int MAX_IDLE = 32;
 
     private final RedisClusterClient clusterClient;
     private final StatefulRedisClusterConnection<byte[], byte[]> topology;
     private final RedisClient nodeClient;
     private final RedisURI settings;
     private final Map<String, StatefulRedisConnection<byte[], byte[]>> connections = new ConcurrentHashMap<>();
+    /** Idle connections for one caller at a time (scripts followed by WAIT), per master. */
+    private final Map<String, Queue<StatefulRedisConnection<byte[], byte[]>>> idle = new ConcurrentHashMap<>();
     private final AtomicLong nextRefresh = new AtomicLong(System.nanoTime());
 
     private ClusterNodes(RedisClusterClient clusterClient, StatefulRedisClusterConnection<byte[], byte[]> topology,
@@ -86,19 +91,36 @@ public final class ClusterNodes implements Nodes {
     }
 
     @Override
-    public StatefulRedisConnection<byte[], byte[]> forKey(byte[] key) {
+    public Target forKey(byte[] key) {
         int slot = SlotHash.getSlot(key);
         RedisClusterNode master = clusterClient.getPartitions().getMasterBySlot(slot);
         if (master == null || master.getUri() == null) {
             topologyMayHaveChanged();
             throw new RedisException("no master of the cluster serves hash slot " + slot + " (yet)");
         }
-        return at(master.getUri().getHost(), master.getUri().getPort());
+        return new Target(master.getUri().getHost(), master.getUri().getPort());
     }
 
     @Override
-    public StatefulRedisConnection<byte[], byte[]> at(String host, int port) {
-        return connections.computeIfAbsent(host + ":" + port, address -> connect(host, port));
+    public StatefulRedisConnection<byte[], byte[]> shared(Target target) {
+        return connections.computeIfAbsent(target.address(), address -> connect(target.host(), target.port()));
+    }
+
+    @Override
+    public StatefulRedisConnection<byte[], byte[]> take(Target target) {
+        Queue<StatefulRedisConnection<byte[], byte[]>> pool = idle.computeIfAbsent(target.address(), a -> new ConcurrentLinkedQueue<>());
+        StatefulRedisConnection<byte[], byte[]> c = pool.poll();
+        return c != null ? c : connect(target.host(), target.port());
+    }
+
+    @Override
+    public void giveBack(Target target, StatefulRedisConnection<byte[], byte[]> c, boolean reusable) {
+        Queue<StatefulRedisConnection<byte[], byte[]>> pool = idle.get(target.address());
+        if (reusable && c.isOpen() && pool != null && pool.size() < MAX_IDLE) {
+            pool.offer(c);
+        } else {
+            c.closeAsync();
+        }
     }
 
     private StatefulRedisConnection<byte[], byte[]> connect(String host, int port) {
@@ -134,6 +156,13 @@ public final class ClusterNodes implements Nodes {
             entry.getValue().closeAsync();
             return true;
         });
+        idle.entrySet().removeIf(entry -> {
+            if (masters.contains(entry.getKey())) {
+                return false;
+            }
+            entry.getValue().forEach(StatefulRedisConnection::closeAsync);
+            return true;
+        });
     }
 
     @Override
@@ -142,7 +171,7 @@ public final class ClusterNodes implements Nodes {
         for (RedisClusterNode node : clusterClient.getPartitions()) {
             if (serves(node)) {
                 RedisURI uri = node.getUri();
-                masters.add(new Node(uri.getHost() + ":" + uri.getPort(), at(uri.getHost(), uri.getPort())));
+                masters.add(new Node(uri.getHost() + ":" + uri.getPort(), shared(new Target(uri.getHost(), uri.getPort()))));
             }
         }
         return masters;
@@ -185,6 +214,8 @@ public final class ClusterNodes implements Nodes {
     public void close() {
         connections.values().forEach(StatefulRedisConnection::close);
         connections.clear();
+        idle.values().forEach(pool -> pool.forEach(StatefulRedisConnection::close));
+        idle.clear();
         nodeClient.shutdown(0, 2, TimeUnit.SECONDS);
         topology.close();
         clusterClient.shutdown(0, 2, TimeUnit.SECONDS);

@@ -11,11 +11,22 @@ import java.util.List;
  */
 public interface Nodes extends AutoCloseable {
 
-    /** The connection to the master that serves {@code key} (its hash slot, on a cluster). */
-    StatefulRedisConnection<byte[], byte[]> forKey(byte[] key);
+    /** The master that serves {@code key} (its hash slot, on a cluster). */
+    Target forKey(byte[] key);
 
-    /** The connection to the node at {@code host:port}, as a {@code MOVED} redirection names it. */
-    StatefulRedisConnection<byte[], byte[]> at(String host, int port);
+    /** The shared connection to {@code target}, which concurrent calls multiplex. */
+    StatefulRedisConnection<byte[], byte[]> shared(Target target);
+
+    /**
+     * A connection to {@code target} for one caller at a time, for a script followed by
+     * {@code WAIT}: {@code WAIT} blocks the connection it is sent on until the replicas answer, so
+     * on a shared connection every other call would queue behind it. Give it back with
+     * {@link #giveBack}.
+     */
+    StatefulRedisConnection<byte[], byte[]> take(Target target);
+
+    /** Returns a connection from {@link #take}: kept for the next caller if {@code reusable}, else closed. */
+    void giveBack(Target target, StatefulRedisConnection<byte[], byte[]> connection, boolean reusable);
 
     /** Something suggests the topology changed (a redirection, a node that does not answer): look again soon. */
     void topologyMayHaveChanged();
@@ -31,6 +42,15 @@ public interface Nodes extends AutoCloseable {
 
     @Override
     void close();
+
+    /** A master: its host and port on a cluster; {@link #SINGLE} for the one server otherwise. */
+    record Target(String host, int port) {
+        public static final Target SINGLE = new Target("", 0);
+
+        public String address() {
+            return host + ":" + port;
+        }
+    }
 
     /** A node's connection and where it is, for messages. */
     record Node(String address, StatefulRedisConnection<byte[], byte[]> connection) {
