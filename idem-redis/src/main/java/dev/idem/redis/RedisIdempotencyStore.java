@@ -103,8 +103,10 @@ import java.util.regex.Pattern;
  * still promote a replica that missed a write if the acknowledging replica is not the one promoted
  * (more than one replica per master) or in some network partitions.
  *
- * <p>Thread-safe: all calls share one connection, which Lettuce multiplexes. {@link #close()} closes
- * what the builder opened (the connection it made, and the client it made from a URI), nothing else.
+ * <p>Thread-safe: calls share one connection per master, which Lettuce multiplexes; a write that
+ * waits for replicas takes a pooled connection of its own, since {@code WAIT} blocks the connection it
+ * is sent on. {@link #close()} closes what the builder opened (the connections it made, and the
+ * client it made from a URI or cluster nodes), nothing else.
  * Lettuce's command timeout applies to each call; a call that fails or times out throws
  * {@link StoreException}.
  */
