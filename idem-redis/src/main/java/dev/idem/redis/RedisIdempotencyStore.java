@@ -5,10 +5,13 @@ import dev.idem.LeaseLostException;
 import dev.idem.Scope;
 import dev.idem.StoreException;
 import dev.idem.StoredResponse;
+import dev.idem.redis.internal.ClusterNodes;
 import dev.idem.redis.internal.Durability;
 import dev.idem.redis.internal.HeaderCodec;
 import dev.idem.redis.internal.KeyLayout;
 import dev.idem.redis.internal.LuaScript;
+import dev.idem.redis.internal.Nodes;
+import dev.idem.redis.internal.SingleNode;
 import dev.idem.spi.ClaimOutcome;
 import dev.idem.spi.ClaimRequest;
 import dev.idem.spi.IdempotencyRecord;
@@ -33,12 +36,15 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * An {@link IdempotencyStore} in Redis (5.0 or later; tested on 7.0).
@@ -69,8 +75,7 @@ import java.util.function.Supplier;
  * <li><b>Keys.</b> A record's key is the prefix, a hash tag naming one of 256 shards, and a SHA-256
  *     of the scope and key: {@code idem:{3f}r:<43 base64url characters>}. Idempotency keys and scopes
  *     never appear in key names; a record and its shard's index share a hash slot, as Redis Cluster
- *     requires of a script's keys. (The builder takes a standalone or Sentinel connection; a Lettuce
- *     cluster client is not supported yet.)</li>
+ *     requires of a script's keys, so every operation is one script on one slot of one master.</li>
  * <li><b>Responses</b> are stored in the record's hash: status, headers in order (a length-prefixed
  *     encoding) and the body byte for byte, several MiB included.</li>
  * </ul>
@@ -83,8 +88,25 @@ import java.util.function.Supplier;
  * the records acknowledged in the last second or so; {@code appendfsync always} loses none and makes
  * every write wait for the disk. A failover to an asynchronous replica can also lose the last writes.
  *
- * <p>Thread-safe: all calls share one connection, which Lettuce multiplexes. {@link #close()} closes
- * what the builder opened (the connection it made, and the client it made from a URI), nothing else.
+ * <h2>Redis Cluster and replica acknowledgement</h2>
+ * {@link #clusterBuilder} runs the store on a Redis Cluster: each script goes to the master that
+ * serves its slot, on a connection to that master alone, and the topology is read again
+ * periodically and whenever a redirection or a silent node suggests a failover. With replica
+ * acknowledgement (on by default for a cluster or a Sentinel URI, see
+ * {@link Builder#replicaAcknowledgement}) a {@code WAIT} follows each claim, checkpoint, completion
+ * and renewal on the same connection, and the write counts only once enough replicas have it:
+ * a failover to one of them keeps it. A claim not replicated in time is released and reported as a
+ * {@link StoreException}; it never runs. A completion not replicated in time is stored on the master
+ * but reported as a {@link StoreException}: the operation ran and its caller should get a retryable
+ * error; a retry replays the response, or, if a failover lost the completion, finds the claim (which
+ * was replicated) and takes over once its lease ends. {@code WAIT} is not consensus: a failover can
+ * still promote a replica that missed a write if the acknowledging replica is not the one promoted
+ * (more than one replica per master) or in some network partitions.
+ *
+ * <p>Thread-safe: calls share one connection per master, which Lettuce multiplexes; a write that
+ * waits for replicas takes a pooled connection of its own, since {@code WAIT} blocks the connection it
+ * is sent on. {@link #close()} closes what the builder opened (the connections it made, and the
+ * client it made from a URI or cluster nodes), nothing else.
  * Lettuce's command timeout applies to each call; a call that fails or times out throws
  * {@link StoreException}.
  */
@@ -111,44 +133,55 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
     private static final int IN_PROGRESS = 3;
     private static final int MISMATCH = 4;
 
-    private final RedisCommands<byte[], byte[]> redis;
-    private final AutoCloseable owned;
+    private final Nodes nodes;
     private final String keyPrefix;
     private final KeyLayout keys;
+    /** Replicas that must have each claim, checkpoint, completion and renewal; null if none. */
+    private final Acknowledgement ack;
     private final byte[] grace = number(EXPIRY_GRACE.toMillis());
     /** The shard the next purge starts at, so successive purges share the work round the shards. */
     private final AtomicInteger purgeCursor = new AtomicInteger();
 
-    private RedisIdempotencyStore(StatefulRedisConnection<byte[], byte[]> connection, AutoCloseable owned, String keyPrefix) {
-        this.redis = connection.sync();
-        this.owned = owned;
+    private RedisIdempotencyStore(Nodes nodes, String keyPrefix, Acknowledgement ack) {
+        this.nodes = nodes;
         this.keyPrefix = keyPrefix;
         this.keys = new KeyLayout(keyPrefix);
+        this.ack = ack;
     }
 
-    /** A store on its own connection from {@code client}; {@link #close()} closes that connection, not the client. */
+    /**
+     * A store on its own connection from {@code client}; {@link #close()} closes that connection, not
+     * the client. Replica acknowledgement is off unless {@link Builder#replicaAcknowledgement} turns it
+     * on (the store cannot tell whether the client follows a Sentinel).
+     */
     public static Builder builder(RedisClient client) {
         Objects.requireNonNull(client, "client is null");
-        return new Builder(() -> {
+        return new Builder(false, () -> {
             StatefulRedisConnection<byte[], byte[]> c = client.connect(ByteArrayCodec.INSTANCE);
-            return new Opened(c, c::close);
+            return new SingleNode(c, () -> client.connect(ByteArrayCodec.INSTANCE), c::close);
         });
     }
 
-    /** A store on {@code connection}, which the caller keeps and closes; {@link #close()} leaves it open. */
+    /**
+     * A store on {@code connection}, which the caller keeps and closes; {@link #close()} leaves it open.
+     * Replica acknowledgement is off unless {@link Builder#replicaAcknowledgement} turns it on.
+     */
     public static Builder builder(StatefulRedisConnection<byte[], byte[]> connection) {
         Objects.requireNonNull(connection, "connection is null");
-        return new Builder(() -> new Opened(connection, () -> { }));
+        return new Builder(false, () -> new SingleNode(connection, null, () -> { }));
     }
 
-    /** A store with its own client and connection to {@code uri}; {@link #close()} closes both. */
+    /**
+     * A store with its own client and connection to {@code uri}; {@link #close()} closes both. For a
+     * {@code redis-sentinel://} URI, replica acknowledgement is on by default (one replica).
+     */
     public static Builder builder(RedisURI uri) {
         Objects.requireNonNull(uri, "uri is null");
-        return new Builder(() -> {
+        return new Builder(!uri.getSentinels().isEmpty(), () -> {
             RedisClient client = RedisClient.create(uri);
             try {
                 StatefulRedisConnection<byte[], byte[]> c = client.connect(ByteArrayCodec.INSTANCE);
-                return new Opened(c, () -> {
+                return new SingleNode(c, () -> client.connect(ByteArrayCodec.INSTANCE), () -> {
                     c.close();
                     client.shutdown(0, 2, TimeUnit.SECONDS);
                 });
@@ -157,6 +190,47 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
                 throw e;
             }
         });
+    }
+
+    /**
+     * A store on a Redis Cluster, reached first at {@code nodes} (one is enough; more survive one being
+     * down at startup): {@code redis://} or {@code rediss://} URIs whose credentials, TLS and timeout
+     * apply to every node. The store makes its own cluster client, which refreshes the topology
+     * periodically ({@link Builder#topologyRefreshPeriod}) and whenever a redirection, a node that
+     * does not answer or an uncovered slot suggests a change, so a failover is followed without a
+     * restart; {@link #close()} closes it all. Replica acknowledgement is on by default (one replica).
+     *
+     * @throws IllegalArgumentException if {@code nodes} is empty, or names a Sentinel, a Unix socket or
+     *                                  a database other than 0 (a cluster has only database 0)
+     */
+    public static Builder clusterBuilder(Iterable<RedisURI> nodes) {
+        Objects.requireNonNull(nodes, "nodes is null");
+        List<RedisURI> seeds = new ArrayList<>();
+        for (RedisURI uri : nodes) {
+            if (uri == null) {
+                throw new IllegalArgumentException("cluster node " + (seeds.size() + 1) + " is null");
+            }
+            String which = "cluster node " + (seeds.size() + 1) + " (" + uri.getHost() + ":" + uri.getPort() + ")";
+            if (!uri.getSentinels().isEmpty()) {
+                throw new IllegalArgumentException(which + " is a Sentinel URI; a cluster takes its nodes' redis:// or rediss:// URIs");
+            }
+            if (uri.getSocket() != null) {
+                throw new IllegalArgumentException(which + " is a Unix socket; cluster nodes are reached over TCP");
+            }
+            if (uri.getHost() == null || uri.getHost().isBlank()) {
+                throw new IllegalArgumentException(which + " has no host");
+            }
+            if (uri.getDatabase() != 0) {
+                throw new IllegalArgumentException(which + " names database " + uri.getDatabase() + "; Redis Cluster has only database 0");
+            }
+            seeds.add(uri);
+        }
+        if (seeds.isEmpty()) {
+            throw new IllegalArgumentException("no cluster nodes: name at least one node of the cluster");
+        }
+        Builder builder = new Builder(true, null);
+        builder.clusterSeeds = List.copyOf(seeds);
+        return builder;
     }
 
     public String keyPrefix() {
@@ -168,14 +242,32 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
     @Override
     public ClaimOutcome claim(ClaimRequest request) {
         RecordKey id = request.id();
-        List<Object> answer = run(CLAIM, ScriptOutputType.MULTI, id.scope(), keys.of(id).both(),
+        KeyLayout.Keys where = keys.of(id);
+        Reply<List<Object>> answer = run(CLAIM, ScriptOutputType.MULTI, id.scope(), true, where.both(),
                 ascii(request.fingerprint().value()), number(request.lease().toMillis()),
                 number(request.retention().toMillis()), grace);
+        ClaimOutcome outcome;
         try {
-            return claimOutcome(answer);
+            outcome = claimOutcome(answer.value());
         } catch (RuntimeException e) {
             throw unreadable("claim", id.scope(), e);
         }
+        if (!answer.acknowledged()) {
+            // Not replicated in time: a failover now could forget it, so it must not run. Any answer
+            // (a replay, a conflict) may rest on writes a failover would lose, so none is given.
+            String done = "nothing ran; retry with the same key";
+            if (outcome instanceof ClaimOutcome.Acquired acquired) {
+                try {
+                    run(RELEASE, ScriptOutputType.INTEGER, id.scope(), false, where.both(), number(acquired.token()), grace);
+                    done = "the claim was released and nothing ran; retry with the same key";
+                } catch (RuntimeException e) {
+                    done = "releasing the claim failed too, so the key is held until the lease ends (" + request.lease()
+                            + "); nothing ran; retry with the same key";
+                }
+            }
+            throw notReplicated("claim", id.scope(), answer.replicas(), done);
+        }
+        return outcome;
     }
 
     private static ClaimOutcome claimOutcome(List<Object> answer) {
@@ -197,7 +289,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
     @Override
     public void checkpoint(RecordKey id, long token, RecoveryPoint point) {
         Objects.requireNonNull(point, "recovery point is null");
-        write(CHECKPOINT, "checkpoint", id, token, keys.of(id).recordOnly(),
+        write(CHECKPOINT, "checkpoint", id, token, true, keys.of(id).recordOnly(),
                 number(token), point.phase().getBytes(StandardCharsets.UTF_8), point.state());
     }
 
@@ -208,13 +300,15 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
         if (retention.isNegative() || retention.isZero()) {
             throw new IllegalArgumentException("retention must be positive, was " + retention);
         }
-        write(COMPLETE, "complete", id, token, keys.of(id).both(), number(token), number(response.status()),
+        write(COMPLETE, "complete", id, token, true, keys.of(id).both(), number(token), number(response.status()),
                 HeaderCodec.encode(response.headers()), response.body(), number(retention.toMillis()), grace);
     }
 
     @Override
     public void release(RecordKey id, long token) {
-        write(RELEASE, "release", id, token, keys.of(id).both(), number(token), grace);
+        // Not acknowledged by replicas: a release a failover forgets leaves the claim in place until its
+        // lease ends, which delays a retry but never runs anything twice.
+        write(RELEASE, "release", id, token, false, keys.of(id).both(), number(token), grace);
     }
 
     @Override
@@ -223,7 +317,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
         if (lease.isNegative()) {
             throw new IllegalArgumentException("lease must not be negative, was " + lease);
         }
-        write(RENEW, "renew", id, token, keys.of(id).both(), number(token), number(lease.toMillis()), grace);
+        write(RENEW, "renew", id, token, true, keys.of(id).both(), number(token), number(lease.toMillis()), grace);
     }
 
     /**
@@ -240,7 +334,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
         int deleted = 0;
         for (int i = 0; i < KeyLayout.SHARDS && deleted < limit; i++) {
             byte[][] index = {keys.index((start + i) % KeyLayout.SHARDS)};
-            Long n = run(PURGE, ScriptOutputType.INTEGER, null, index, number(limit - deleted));
+            Long n = this.<Long>run(PURGE, ScriptOutputType.INTEGER, null, false, index, number(limit - deleted)).value();
             deleted += n.intValue();
         }
         return deleted;
@@ -248,7 +342,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
 
     @Override
     public Optional<IdempotencyRecord> find(RecordKey id) {
-        List<Object> f = run(FIND, ScriptOutputType.MULTI, id.scope(), keys.of(id).recordOnly());
+        List<Object> f = this.<List<Object>>run(FIND, ScriptOutputType.MULTI, id.scope(), false, keys.of(id).recordOnly()).value();
         if (f.isEmpty()) {
             return Optional.empty();
         }
@@ -280,41 +374,133 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
     @Override
     public void close() {
         try {
-            owned.close();
-        } catch (Exception e) {
+            nodes.close();
+        } catch (RuntimeException e) {
             throw StoreException.failed(NAME, "close", null, e);
         }
     }
 
+    /** Whether this store runs on a Redis Cluster. */
+    public boolean cluster() {
+        return nodes.cluster();
+    }
+
+    /** How many replicas must have each claim, checkpoint, completion and renewal; 0 if replica acknowledgement is off. */
+    public int acknowledgingReplicas() {
+        return ack == null ? 0 : ack.replicas();
+    }
+
     @Override
     public String toString() {
-        return "RedisIdempotencyStore[keyPrefix=" + keyPrefix + "]";
+        return "RedisIdempotencyStore[keyPrefix=" + keyPrefix + (nodes.cluster() ? ", cluster" : "")
+                + (ack == null ? "" : ", replicas=" + ack.replicas() + " within " + ack.timeout().toMillis() + " ms") + "]";
     }
 
     // ---- scripts -------------------------------------------------------------------------------
 
-    /** A token-conditional write: the script answers 0 when the token is not the record's. */
-    private void write(LuaScript script, String operation, RecordKey id, long token, byte[][] keys, byte[]... args) {
-        Long done = run(script, ScriptOutputType.INTEGER, id.scope(), keys, args);
-        if (done == 0) {
+    /**
+     * A token-conditional write: the script answers 0 when the token is not the record's. With
+     * {@code acknowledge}, a write the replicas did not acknowledge in time is reported as a
+     * {@link StoreException}: it is on the master, but a failover now could lose it.
+     */
+    private void write(LuaScript script, String operation, RecordKey id, long token, boolean acknowledge, byte[][] keys, byte[]... args) {
+        Reply<Long> done = run(script, ScriptOutputType.INTEGER, id.scope(), acknowledge, keys, args);
+        if (done.value() == 0) {
             throw LeaseLostException.staleToken(id.scope(), token, operation);
+        }
+        if (!done.acknowledged()) {
+            throw notReplicated(operation, id.scope(), done.replicas(), switch (operation) {
+                case "complete" -> "the response is stored on the master but a failover could still lose it;"
+                        + " the operation ran, so answer the caller with a retryable error: a retry replays the response,"
+                        + " or, if a failover lost it, takes over once the lease ends";
+                case "checkpoint" -> "the phase's result is on the master but a failover could still lose it";
+                default -> "the lease is extended on the master but a failover could still lose that";
+            });
         }
     }
 
+    private StoreException notReplicated(String operation, Scope scope, long replicas, String consequence) {
+        return StoreException.failed(NAME, operation, scope, new RedisException("not replicated in time: only " + replicas + " of "
+                + ack.replicas() + " replica(s) acknowledged the write within " + ack.timeout().toMillis() + " ms (WAIT); " + consequence));
+    }
+
     /**
-     * Runs a script by its SHA-1, and by its text if the server's script cache does not hold it (a
-     * restart, a {@code SCRIPT FLUSH}, a failover): {@code EVAL} also caches it again.
+     * Runs a script on the master that serves its first key, by its SHA-1, and by its text if that
+     * node's script cache does not hold it (a restart, a {@code SCRIPT FLUSH}, a promoted replica):
+     * {@code EVAL} also caches it there. With {@code acknowledge} and replica acknowledgement on, a
+     * {@code WAIT} follows on the same connection without waiting for the script's answer (one round
+     * trip for both), so it counts the replicas that have this script's writes. A {@code MOVED}
+     * answer (the topology changed; the script did not run) is followed, up to twice.
      */
-    private <T> T run(LuaScript script, ScriptOutputType type, Scope scope, byte[][] keys, byte[]... args) {
+    private <T> Reply<T> run(LuaScript script, ScriptOutputType type, Scope scope, boolean acknowledge, byte[][] keys, byte[]... args) {
+        boolean waits = acknowledge && ack != null;
         try {
-            try {
-                return redis.evalsha(script.sha1(), type, keys, args);
-            } catch (RedisNoScriptException e) {
-                return redis.eval(script.text(), type, keys, args);
+            Nodes.Target target = nodes.forKey(keys[0]);
+            for (int redirects = 0; ; redirects++) {
+                Nodes.Target used = target;
+                StatefulRedisConnection<byte[], byte[]> node = waits ? nodes.take(used) : nodes.shared(used);
+                boolean reusable = false;
+                try {
+                    Reply<T> reply = attempt(node, script, type, waits, keys, args);
+                    reusable = true;
+                    return reply;
+                } catch (RedisCommandExecutionException e) {
+                    reusable = true; // the server answered: the connection is in order
+                    Matcher moved = MOVED.matcher(String.valueOf(e.getMessage()));
+                    if (!moved.find() || redirects >= 2) {
+                        throw e;
+                    }
+                    nodes.topologyMayHaveChanged();
+                    target = new Nodes.Target(moved.group(1), Integer.parseInt(moved.group(2)));
+                } finally {
+                    if (waits) {
+                        nodes.giveBack(used, node, reusable);
+                    }
+                }
             }
+        } catch (RedisCommandExecutionException e) {
+            String message = String.valueOf(e.getMessage()).toUpperCase(Locale.ROOT);
+            if (message.startsWith("ASK") || message.startsWith("TRYAGAIN") || message.startsWith("CLUSTERDOWN")) {
+                nodes.topologyMayHaveChanged();
+            }
+            throw StoreException.failed(NAME, script.name(), scope, e);
         } catch (RedisException e) {
+            // A node that does not answer: on a cluster, perhaps a failed master whose replica takes over.
+            nodes.topologyMayHaveChanged();
             throw StoreException.failed(NAME, script.name(), scope, e);
         }
+    }
+
+    private <T> Reply<T> attempt(StatefulRedisConnection<byte[], byte[]> node, LuaScript script, ScriptOutputType type,
+            boolean waits, byte[][] keys, byte[]... args) {
+        RedisAsyncCommands<byte[], byte[]> redis = node.async();
+        long timeout = node.getTimeout().toMillis();
+        RedisFuture<T> result = redis.evalsha(script.sha1(), type, keys, args);
+        RedisFuture<Long> replicated = waits ? redis.waitForReplication(ack.replicas(), ack.timeout().toMillis()) : null;
+        T value;
+        try {
+            value = LettuceFutures.awaitOrCancel(result, timeout, TimeUnit.MILLISECONDS);
+        } catch (RedisNoScriptException e) {
+            // The WAIT already sent answers harmlessly and is ignored; another follows the EVAL.
+            RedisFuture<T> again = redis.eval(script.text(), type, keys, args);
+            replicated = waits ? redis.waitForReplication(ack.replicas(), ack.timeout().toMillis()) : null;
+            value = LettuceFutures.awaitOrCancel(again, timeout, TimeUnit.MILLISECONDS);
+        }
+        if (replicated == null) {
+            return new Reply<>(value, -1, true);
+        }
+        long replicas = LettuceFutures.awaitOrCancel(replicated, timeout + ack.timeout().toMillis(), TimeUnit.MILLISECONDS);
+        return new Reply<>(value, replicas, replicas >= ack.replicas());
+    }
+
+    private static final Pattern MOVED = Pattern.compile("^MOVED \\d+ (.+):(\\d+)");
+
+    /** A script's answer; {@code replicas} that acknowledged its writes, or -1 if not asked. */
+    private record Reply<T>(T value, long replicas, boolean acknowledged) {
+    }
+
+    /** How many replicas must have a write, and how long {@code WAIT} gives them. */
+    private record Acknowledgement(int replicas, Duration timeout) {
     }
 
     // ---- values --------------------------------------------------------------------------------
@@ -350,19 +536,26 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
 
     // ---- building ------------------------------------------------------------------------------
 
-    /** A connection and how to close what the builder opened for it. */
-    private record Opened(StatefulRedisConnection<byte[], byte[]> connection, AutoCloseable closer) {
-    }
-
     /** Settings of a {@link RedisIdempotencyStore}. */
     public static final class Builder {
         private static final int MAX_PREFIX_LENGTH = 128;
+        private static final Duration DEFAULT_ACK_TIMEOUT = Duration.ofSeconds(1);
+        private static final Duration MAX_ACK_TIMEOUT = Duration.ofMinutes(1);
 
-        private final Supplier<Opened> open;
+        /** Opens a standalone or Sentinel connection; null for a cluster, which opens from {@link #clusterSeeds}. */
+        private final Supplier<Nodes> open;
+        /** A cluster or Sentinel: replica acknowledgement is on unless turned off. */
+        private final boolean replicated;
+        private List<RedisURI> clusterSeeds;
+        private Duration topologyRefreshPeriod = Duration.ofSeconds(10);
         private String keyPrefix = "idem:";
         private PersistenceCheck persistenceCheck = PersistenceCheck.REQUIRE_AOF;
+        /** Null until set: then 1 for a cluster or Sentinel, 0 otherwise. */
+        private Integer replicas;
+        private Duration ackTimeout = DEFAULT_ACK_TIMEOUT;
 
-        private Builder(Supplier<Opened> open) {
+        private Builder(boolean replicated, Supplier<Nodes> open) {
+            this.replicated = replicated;
             this.open = open;
         }
 
@@ -395,8 +588,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
 
         /**
          * Default {@link PersistenceCheck#REQUIRE_AOF}: {@link #build()} refuses a server that would
-         * forget records on a restart. {@link PersistenceCheck#SKIP} only for a server known to persist
-         * whose {@code CONFIG} command is disabled, or a throwaway test server.
+         * forget records on a restart (on a cluster, any of its masters and connected replicas).
+         * {@link PersistenceCheck#SKIP} only for a server known to persist whose {@code CONFIG} command
+         * is disabled, or a throwaway test server.
          */
         public Builder persistenceCheck(PersistenceCheck persistenceCheck) {
             this.persistenceCheck = Objects.requireNonNull(persistenceCheck, "persistenceCheck is null");
@@ -404,28 +598,108 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
         }
 
         /**
-         * Connects, checks persistence unless told to skip it, and loads the scripts into the server's
-         * cache (which also checks they compile there).
+         * Makes each claim, checkpoint, completion and renewal count only once {@code replicas}
+         * replicas of the master that ran it have it: a {@code WAIT replicas timeout} on the same
+         * connection, sent with the script. A claim not replicated within {@code timeout} is released
+         * (best effort) and reported as a {@link StoreException} saying so; it never runs. A completion,
+         * checkpoint or renewal not replicated in time is reported as a {@link StoreException} too,
+         * though the master has it (see the class comment). {@link #build()} refuses a master with
+         * fewer connected replicas.
+         *
+         * <p>Default: one replica within 1 s on a cluster ({@link #clusterBuilder}) or a Sentinel URI;
+         * off otherwise. {@code replicas} 0 turns it off.
+         *
+         * @param replicas 0 to 16
+         * @param timeout  how long {@code WAIT} waits: more than 0, at most 1 minute, and less than
+         *                 the connection's command timeout
+         */
+        public Builder replicaAcknowledgement(int replicas, Duration timeout) {
+            if (replicas < 0 || replicas > 16) {
+                throw new IllegalArgumentException("replicas must be 0 (off) to 16, was " + replicas);
+            }
+            Objects.requireNonNull(timeout, "timeout is null");
+            if (timeout.toMillis() < 1 || timeout.compareTo(MAX_ACK_TIMEOUT) > 0) {
+                throw new IllegalArgumentException("replica acknowledgement timeout must be 1 ms to 1 min, was " + timeout);
+            }
+            this.replicas = replicas;
+            this.ackTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * Turns replica acknowledgement off: a write counts once the master has it, and a failover
+         * to a replica that had not received it yet forgets it (a claim forgotten runs again).
+         */
+        public Builder noReplicaAcknowledgement() {
+            this.replicas = 0;
+            return this;
+        }
+
+        /**
+         * Default 10 s. How often a cluster store reads the topology even when nothing suggests a
+         * change; between reads, redirections and nodes that stop answering trigger a read at once
+         * (at most four a second). Only for {@link #clusterBuilder}.
+         */
+        public Builder topologyRefreshPeriod(Duration period) {
+            Objects.requireNonNull(period, "period is null");
+            if (clusterSeeds == null) {
+                throw new IllegalStateException("topologyRefreshPeriod is for a cluster store (clusterBuilder)");
+            }
+            if (period.toMillis() < 100 || period.compareTo(Duration.ofHours(1)) > 0) {
+                throw new IllegalArgumentException("topology refresh period must be 100 ms to 1 h, was " + period);
+            }
+            this.topologyRefreshPeriod = period;
+            return this;
+        }
+
+        /**
+         * Connects, checks persistence unless told to skip it, checks that every master has the
+         * replicas that must acknowledge writes, and loads the scripts into every master's cache
+         * (which also checks they compile there).
          *
          * @throws StoreException        if the server cannot be reached
-         * @throws IllegalStateException if the server is not durable (see {@link PersistenceCheck#REQUIRE_AOF})
+         * @throws IllegalStateException if the server is not durable (see {@link PersistenceCheck#REQUIRE_AOF}),
+         *                               or a master has fewer connected replicas than must acknowledge writes
          */
         public RedisIdempotencyStore build() {
-            Opened opened;
+            int required = replicas != null ? replicas : replicated ? 1 : 0;
+            Nodes nodes;
             try {
-                opened = open.get();
+                nodes = open != null ? open.get() : ClusterNodes.open(clusterSeeds, topologyRefreshPeriod);
             } catch (RedisException e) {
                 throw StoreException.failed(NAME, "connect", null, e);
             }
             try {
-                RedisCommands<byte[], byte[]> redis = opened.connection().sync();
-                if (persistenceCheck == PersistenceCheck.REQUIRE_AOF) {
-                    checkPersistence(redis);
+                List<Nodes.Node> masters = nodes.masters();
+                if (masters.isEmpty()) {
+                    throw new IllegalStateException("Redis store: the cluster has no master that serves slots");
                 }
-                loadScripts(opened.connection());
-                return new RedisIdempotencyStore(opened.connection(), opened.closer(), keyPrefix);
+                for (Nodes.Node master : masters) {
+                    if (required > 0 && ackTimeout.compareTo(master.connection().getTimeout()) >= 0) {
+                        throw new IllegalStateException("Redis store: the replica acknowledgement timeout (" + ackTimeout.toMillis()
+                                + " ms) must be shorter than the connection's command timeout (" + master.connection().getTimeout().toMillis() + " ms)");
+                    }
+                    if (persistenceCheck == PersistenceCheck.REQUIRE_AOF) {
+                        checkPersistence(master);
+                    }
+                    if (required > 0) {
+                        checkReplicas(master, required, nodes.cluster());
+                    }
+                    loadScripts(master.connection());
+                }
+                if (persistenceCheck == PersistenceCheck.REQUIRE_AOF) {
+                    List<Nodes.Node> replicaNodes = nodes.openReplicas();
+                    try {
+                        for (Nodes.Node replica : replicaNodes) {
+                            checkPersistence(replica);
+                        }
+                    } finally {
+                        replicaNodes.forEach(r -> r.connection().close());
+                    }
+                }
+                return new RedisIdempotencyStore(nodes, keyPrefix, required > 0 ? new Acknowledgement(required, ackTimeout) : null);
             } catch (RuntimeException e) {
-                closeQuietly(opened, e);
+                closeQuietly(nodes, e);
                 if (e instanceof RedisException redisFailure) {
                     throw StoreException.failed(NAME, "connect", null, redisFailure);
                 }
@@ -451,7 +725,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
             }
         }
 
-        private static void checkPersistence(RedisCommands<byte[], byte[]> redis) {
+        private static void checkPersistence(Nodes.Node node) {
+            RedisCommands<byte[], byte[]> redis = node.connection().sync();
             Map<String, String> config;
             try {
                 config = redis.configGet(Durability.SETTINGS);
@@ -461,14 +736,44 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
             }
             List<String> problems = Durability.problems(config);
             if (!problems.isEmpty()) {
-                throw new IllegalStateException(Durability.refusal(problems));
+                String refusal = Durability.refusal(problems);
+                throw new IllegalStateException(node.address().equals("the server") ? refusal
+                        : refusal.replace("the server does not", "node " + node.address() + " does not"));
             }
         }
 
-        private static void closeQuietly(Opened opened, RuntimeException failure) {
+        /** The master must be a master and have at least {@code required} replicas connected now. */
+        private static void checkReplicas(Nodes.Node master, int required, boolean cluster) {
+            String info = master.connection().sync().info("replication");
+            String role = field(info, "role");
+            String connected = field(info, "connected_slaves");
+            String where = cluster ? "master " + master.address() : "the server";
+            if (!"master".equals(role)) {
+                throw new IllegalStateException("Redis store: " + where + " is a " + role + ", not a master; replica acknowledgement"
+                        + " needs the master (name the master, or a Sentinel URI that follows it)");
+            }
+            int count = connected == null ? 0 : Integer.parseInt(connected);
+            if (count < required) {
+                throw new IllegalStateException("Redis store: replica acknowledgement needs " + required + " replica(s) per master, but "
+                        + where + " has " + count + " connected (INFO replication: connected_slaves:" + count + "). Add replicas,"
+                        + " or ask for fewer with replicaAcknowledgement(n, timeout), or turn it off with noReplicaAcknowledgement()"
+                        + " (a failover may then forget acknowledged claims, and their retries run again).");
+            }
+        }
+
+        private static String field(String info, String name) {
+            for (String line : info.split("\r?\n")) {
+                if (line.startsWith(name + ":")) {
+                    return line.substring(name.length() + 1).trim();
+                }
+            }
+            return null;
+        }
+
+        private static void closeQuietly(Nodes nodes, RuntimeException failure) {
             try {
-                opened.closer().close();
-            } catch (Exception e) {
+                nodes.close();
+            } catch (RuntimeException e) {
                 failure.addSuppressed(e);
             }
         }

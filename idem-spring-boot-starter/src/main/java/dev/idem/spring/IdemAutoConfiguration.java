@@ -107,9 +107,11 @@ public class IdemAutoConfiguration {
     }
 
     /**
-     * The Redis store, with {@code idem.store=redis} and idem-redis on the class path. Its own client
-     * and connection, closed with the context; startup fails if the server does not persist records
-     * (unless {@code idem.redis.persistence-check=skip}).
+     * The Redis store, with {@code idem.store=redis} and idem-redis on the class path: at
+     * {@code idem.redis.url}, or on the Redis Cluster at {@code idem.redis.cluster-nodes}. Its own
+     * client and connections, closed with the context; startup fails if the server does not persist
+     * records (unless {@code idem.redis.persistence-check=skip}), or if a master has fewer connected
+     * replicas than {@code idem.redis.ack-replicas}.
      */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(name = "dev.idem.redis.RedisIdempotencyStore")

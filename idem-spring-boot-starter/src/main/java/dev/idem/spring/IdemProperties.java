@@ -120,8 +120,26 @@ public class IdemProperties implements InitializingBean {
 
     /** Settings of the Redis store (idem.store=redis). */
     public static class Redis {
-        /** The server: redis://[user:password@]host:port[/database], rediss:// for TLS, or redis-sentinel://. */
+        /** The server: redis://[user:password@]host:port[/database], rediss:// for TLS, or redis-sentinel://. Ignored when idem.redis.cluster-nodes is set. */
         private String url = "redis://127.0.0.1:6379";
+
+        /**
+         * Nodes of a Redis Cluster to start from, as redis:// or rediss:// URIs (comma-separated); one
+         * is enough, more survive one being down at startup. Their credentials, TLS and timeout apply
+         * to every node. When set, the store runs on the cluster and idem.redis.url is ignored.
+         */
+        private List<String> clusterNodes = new ArrayList<>();
+
+        /**
+         * How many replicas must acknowledge each claim, checkpoint, completion and renewal (WAIT)
+         * before it counts: 'auto' (1 on a cluster or a redis-sentinel:// URL, off on a standalone
+         * server), 'off', or a number from 0 (off) to 16. Startup fails if a master has fewer connected
+         * replicas.
+         */
+        private String ackReplicas = "auto";
+
+        /** How long WAIT gives the replicas; a write not acknowledged in time fails as retryable. */
+        private Duration ackTimeout = Duration.ofSeconds(1);
 
         /** Starts every key the store writes: 1 to 128 visible ASCII characters, no braces. */
         private String keyPrefix = "idem:";
@@ -147,6 +165,30 @@ public class IdemProperties implements InitializingBean {
 
         public void setUrl(String url) {
             this.url = url;
+        }
+
+        public List<String> getClusterNodes() {
+            return clusterNodes;
+        }
+
+        public void setClusterNodes(List<String> clusterNodes) {
+            this.clusterNodes = clusterNodes;
+        }
+
+        public String getAckReplicas() {
+            return ackReplicas;
+        }
+
+        public void setAckReplicas(String ackReplicas) {
+            this.ackReplicas = ackReplicas;
+        }
+
+        public Duration getAckTimeout() {
+            return ackTimeout;
+        }
+
+        public void setAckTimeout(Duration ackTimeout) {
+            this.ackTimeout = ackTimeout;
         }
 
         public String getKeyPrefix() {

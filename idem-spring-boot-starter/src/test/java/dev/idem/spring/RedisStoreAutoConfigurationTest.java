@@ -14,11 +14,15 @@ import dev.idem.Sweeper;
 import dev.idem.jdbc.JdbcIdempotencyStore;
 import dev.idem.redis.RedisIdempotencyStore;
 import dev.idem.testing.RealServices;
+import dev.idem.testing.RedisCluster;
 import dev.idem.testing.TestDatabase;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import java.util.List;
 import java.nio.charset.StandardCharsets;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -132,6 +136,76 @@ class RedisStoreAutoConfigurationTest {
             InvalidConfigurationPropertyValueException invalid = rootCause(context.getStartupFailure(), InvalidConfigurationPropertyValueException.class);
             assertThat(invalid.getName()).isEqualTo("idem.redis.url");
             assertThat(invalid.getMessage()).doesNotContain("s3cret");
+        });
+    }
+
+    /** {@code idem.redis.cluster-nodes}: a store on a real Redis Cluster, one replica acknowledging each write by default. */
+    @Test
+    void clusterNodesBuildAClusterStoreWithReplicaAcknowledgement() {
+        RedisCluster cluster = RedisCluster.shared();
+        String nodes = String.join(",", cluster.nodeUris());
+        try {
+            new ApplicationContextRunner().withConfiguration(IDEM)
+                    .withPropertyValues("idem.store=redis", "idem.redis.cluster-nodes=" + nodes, "idem.redis.key-prefix=" + prefix)
+                    .run(context -> {
+                        assertThat(context).hasNotFailed().hasSingleBean(RedisIdempotencyStore.class);
+                        RedisIdempotencyStore store = context.getBean(RedisIdempotencyStore.class);
+                        assertThat(store.cluster()).isTrue();
+                        assertThat(store.acknowledgingReplicas()).isEqualTo(1);
+                        Idem idem = context.getBean(Idem.class);
+                        AtomicInteger runs = new AtomicInteger();
+                        StoredResponse paid = StoredResponse.of(201, "paid".getBytes(StandardCharsets.UTF_8));
+                        Fingerprint fingerprint = Fingerprint.builder().part("body", "{}").build();
+                        for (int i = 0; i < 20; i++) {
+                            IdempotencyKey key = IdempotencyKey.of("cluster-" + i);
+                            for (int attempt = 0; attempt < 2; attempt++) {
+                                idem.execute(Scope.of("alice", "POST /payments"), key, fingerprint, run -> {
+                                    runs.incrementAndGet();
+                                    return paid;
+                                });
+                            }
+                        }
+                        assertThat(runs).hasValue(20);
+                    });
+            new ApplicationContextRunner().withConfiguration(IDEM)
+                    .withPropertyValues("idem.store=redis", "idem.redis.cluster-nodes=" + nodes, "idem.redis.key-prefix=" + prefix,
+                            "idem.redis.ack-replicas=off")
+                    .run(context -> assertThat(context.getBean(RedisIdempotencyStore.class).acknowledgingReplicas()).isZero());
+            new ApplicationContextRunner().withConfiguration(IDEM)
+                    .withPropertyValues("idem.store=redis", "idem.redis.cluster-nodes=" + nodes, "idem.redis.key-prefix=" + prefix,
+                            "idem.redis.ack-replicas=2")
+                    .run(context -> assertThat(rootCause(context.getStartupFailure(), IllegalStateException.class))
+                            .hasMessageContaining("replica acknowledgement needs 2 replica(s) per master"));
+        } finally {
+            RedisClusterClient client = RedisClusterClient.create(cluster.nodeUris().stream().map(io.lettuce.core.RedisURI::create).toList());
+            try (StatefulRedisClusterConnection<String, String> c = client.connect()) {
+                List<String> keys = c.sync().keys(prefix + "*");
+                if (!keys.isEmpty()) {
+                    c.sync().del(keys.toArray(new String[0]));
+                }
+            } finally {
+                client.shutdown();
+            }
+        }
+    }
+
+    @Test
+    void badClusterSettingsFailStartupNamingThePropertyWithoutSecrets() {
+        redis().withPropertyValues("idem.redis.cluster-nodes=redis://127.0.0.1:7101,http://user:s3cret@example:6379").run(context -> {
+            InvalidConfigurationPropertyValueException invalid = rootCause(context.getStartupFailure(), InvalidConfigurationPropertyValueException.class);
+            assertThat(invalid.getName()).isEqualTo("idem.redis.cluster-nodes");
+            assertThat(invalid.getMessage()).doesNotContain("s3cret");
+        });
+        redis().withPropertyValues("idem.redis.cluster-nodes=redis://user:s3cret@127.0.0.1:7101/2").run(context -> {
+            InvalidConfigurationPropertyValueException invalid = rootCause(context.getStartupFailure(), InvalidConfigurationPropertyValueException.class);
+            assertThat(invalid.getName()).isEqualTo("idem.redis.cluster-nodes");
+            assertThat(invalid.getReason()).contains("only database 0");
+            assertThat(invalid.getMessage()).doesNotContain("s3cret");
+        });
+        redis().withPropertyValues("idem.redis.ack-replicas=many").run(context -> {
+            InvalidConfigurationPropertyValueException invalid = rootCause(context.getStartupFailure(), InvalidConfigurationPropertyValueException.class);
+            assertThat(invalid.getName()).isEqualTo("idem.redis.ack-replicas");
+            assertThat(invalid.getReason()).contains("'auto'");
         });
     }
 

@@ -1,0 +1,24 @@
+package dev.idem.redis;
+
+import dev.idem.spi.IdempotencyStore;
+import dev.idem.testing.IdempotencyStoreContract;
+
+/** The store contract on a real Redis Cluster of three masters and three replicas, replica acknowledgement on. */
+class RedisClusterStoreContractTest extends IdempotencyStoreContract {
+    private final String prefix = RedisTests.freshPrefix();
+    private RedisIdempotencyStore redisStore;
+
+    @Override
+    protected IdempotencyStore newStore() {
+        redisStore = RedisClusterTests.store(prefix);
+        return redisStore;
+    }
+
+    @Override
+    protected void closeStore() {
+        if (redisStore != null) {
+            redisStore.close();
+            RedisClusterTests.deleteKeys(prefix);
+        }
+    }
+}
