@@ -276,14 +276,34 @@ class RedisClusterFailoverTest {
         }
     }
 
+    /**
+     * A master with slots and its replica, as node 0 sees them. Right after the cluster is created a
+     * node may not list every replica yet (gossip takes a moment): ask again until it does.
+     */
     private static Victim victim(RedisCluster cluster) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (true) {
+            Victim found = victimOnce(cluster);
+            if (found != null) {
+                return found;
+            }
+            assertThat(System.nanoTime()).as("no master with slots and a known replica in CLUSTER NODES").isLessThan(deadline);
+            Thread.sleep(100);
+        }
+    }
+
+    private static Victim victimOnce(RedisCluster cluster) throws Exception {
         List<String[]> nodes = new ArrayList<>();
         for (String line : cluster.cli(cluster.ports().get(0), "cluster", "nodes").split("\n")) {
             if (!line.isBlank()) {
                 nodes.add(line.trim().split(" "));
             }
         }
-        String[] master = nodes.stream().filter(n -> n[2].contains("master") && n.length > 8).findFirst().orElseThrow();
+        String[] master = nodes.stream().filter(n -> n[2].contains("master") && n.length > 8
+                && nodes.stream().anyMatch(r -> r[3].equals(n[0]))).findFirst().orElse(null);
+        if (master == null) {
+            return null;
+        }
         List<int[]> ranges = new ArrayList<>();
         for (int i = 8; i < master.length; i++) {
             String[] bounds = master[i].split("-");
