@@ -48,7 +48,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Model-based test of {@link JdbcIdempotencyStore}: random interleavings of the actions of three
  * actors on one to three keys with two fingerprints run against the real store and against a small
- * pure-Java model of the {@code IdempotencyStore} contract (DESIGN §3). After every action, every
+ * pure-Java model of the {@code IdempotencyStore} contract (its javadoc). After every action, every
  * key's {@code find} and raw row must agree with the model; every claim's answer, attempt, recovery
  * point and replayed response must be the one the model predicts; tokens must grow strictly per key;
  * a write with a token that is not the record's current one must throw {@link LeaseLostException}

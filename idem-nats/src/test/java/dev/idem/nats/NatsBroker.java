@@ -11,7 +11,7 @@ import java.util.UUID;
 
 /**
  * The real NATS server with JetStream tests run against: {@code IDEM_NATS_URL}, else
- * nats://127.0.0.1:4222 (DESIGN §6). If it cannot be reached, or has no JetStream, the test is
+ * nats://127.0.0.1:4222 (the services the README lists for tests). If it cannot be reached, or has no JetStream, the test is
  * skipped with a message naming {@code nats}, or fails under {@code IDEM_REQUIRE_SERVICES=all}.
  */
 final class NatsBroker {

@@ -9,7 +9,7 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * The real RabbitMQ tests run against: {@code IDEM_RABBITMQ_URI} (an {@code amqp://} URI), else
- * 127.0.0.1:5672 as guest/guest (DESIGN §6). If it cannot be reached the test is skipped with a
+ * 127.0.0.1:5672 as guest/guest (the services the README lists for tests). If it cannot be reached the test is skipped with a
  * message naming {@code rabbitmq}, or fails under {@code IDEM_REQUIRE_SERVICES=all}.
  */
 final class RabbitBroker {

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /**
- * DESIGN §5 / issue 5's acceptance run on the real broker: 10,000 messages, every kind of forced
+ * Issue 5's acceptance run on the real broker: 10,000 messages, every kind of forced
  * redelivery at once, and the ledger holds each message's effect exactly once with nothing lost.
  */
 class RabbitRedeliveryTest extends RabbitTestSupport {

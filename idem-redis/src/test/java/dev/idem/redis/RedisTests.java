@@ -11,7 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 
-/** The real Redis the tests run against (DESIGN §6), and a clean keyspace per test by a unique prefix. */
+/** The real Redis the tests run against (the services the README lists for tests), and a clean keyspace per test by a unique prefix. */
 final class RedisTests {
     private static RedisClient client;
 

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.EnumSource;
 
-/** Every row of the HTTP semantics table (DESIGN §4), over real HTTP, a real container and a real database. */
+/** Every row of the HTTP semantics table (the README's status table), over real HTTP, a real container and a real database. */
 @ParameterizedClass
 @EnumSource(Backend.class)
 class HttpSemanticsTest extends FilterTestSupport {

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 
 /**
- * Every row of DESIGN §4's table on a real Spring Boot application whose idem is configured by the
+ * Every row of the README's HTTP status table on a real Spring Boot application whose idem is configured by the
  * starter alone, over real HTTP. A subclass per backend.
  */
 abstract class HttpSemanticsTest extends AppTest {

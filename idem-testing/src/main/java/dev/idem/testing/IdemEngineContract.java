@@ -437,12 +437,11 @@ public abstract class IdemEngineContract {
     }
 
     /** A store that stops writing when its process "dies", as a real crash would stop it. */
-    private static final class CrashableStore implements IdempotencyStore {
-        private final IdempotencyStore delegate;
+    private static final class CrashableStore extends ForwardingStore {
         private volatile boolean dead;
 
         CrashableStore(IdempotencyStore delegate) {
-            this.delegate = delegate;
+            super(delegate);
         }
 
         void crash() {
@@ -458,53 +457,43 @@ public abstract class IdemEngineContract {
         @Override
         public ClaimOutcome claim(ClaimRequest request) {
             alive();
-            return delegate.claim(request);
+            return super.claim(request);
         }
 
         @Override
         public void checkpoint(RecordKey id, long token, RecoveryPoint point) {
             alive();
-            delegate.checkpoint(id, token, point);
+            super.checkpoint(id, token, point);
         }
 
         @Override
         public void complete(RecordKey id, long token, StoredResponse response, Duration retention) {
             alive();
-            delegate.complete(id, token, response, retention);
+            super.complete(id, token, response, retention);
         }
 
         @Override
         public void release(RecordKey id, long token) {
             alive();
-            delegate.release(id, token);
+            super.release(id, token);
         }
 
         @Override
         public void renew(RecordKey id, long token, Duration lease) {
             alive();
-            delegate.renew(id, token, lease);
+            super.renew(id, token, lease);
         }
 
         @Override
         public Renewals renewAll(Collection<HeldLease> leases, Duration lease) {
             alive();
-            return delegate.renewAll(leases, lease);
-        }
-
-        @Override
-        public void prepareRenewals() {
-            delegate.prepareRenewals();
+            return super.renewAll(leases, lease);
         }
 
         @Override
         public int purge(int limit) {
             alive();
-            return delegate.purge(limit);
-        }
-
-        @Override
-        public Optional<IdempotencyRecord> find(RecordKey id) {
-            return delegate.find(id);
+            return super.purge(limit);
         }
     }
 }

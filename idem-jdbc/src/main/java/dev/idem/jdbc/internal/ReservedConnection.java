@@ -17,14 +17,21 @@ import javax.sql.DataSource;
 public final class ReservedConnection {
     private final DataSource source;
     private final ReentrantLock lock = new ReentrantLock();
-    private Connection connection;
+    /** Written under {@link #lock}; read without it by {@link #reserve()}'s fast path. */
+    private volatile Connection connection;
 
     public ReservedConnection(DataSource source) {
         this.source = source;
     }
 
-    /** Borrows the connection now if it is not held yet. */
+    /**
+     * Borrows the connection now if it is not held yet. Runs before every owner's work, so when the
+     * connection is held it returns without taking the lock (a renewal in progress holds it).
+     */
     public void reserve() throws SQLException {
+        if (connection != null) {
+            return;
+        }
         lock.lock();
         try {
             if (connection == null) {
