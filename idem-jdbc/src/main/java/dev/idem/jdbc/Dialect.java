@@ -11,20 +11,23 @@ import java.util.Locale;
  * and one constant.
  */
 public enum Dialect {
-    POSTGRESQL("postgresql", "PostgreSQL"),
-    SQLITE("sqlite", "SQLite"),
+    POSTGRESQL("postgresql", "PostgreSQL", Connection.TRANSACTION_READ_COMMITTED),
+    /** One writer at a time, every transaction serializable: there is no level to choose. */
+    SQLITE("sqlite", "SQLite", -1),
     /**
      * MariaDB 10.6 or later with InnoDB (it needs {@code INSERT … RETURNING} and {@code SKIP LOCKED}).
      * Only MariaDB is detected: MySQL differs in collations and {@code RETURNING} and is not supported.
      */
-    MARIADB("mariadb", "MariaDB");
+    MARIADB("mariadb", "MariaDB", Connection.TRANSACTION_REPEATABLE_READ);
 
     private final String folder;
     private final String displayName;
+    private final int storeIsolation;
 
-    Dialect(String folder, String displayName) {
+    Dialect(String folder, String displayName, int storeIsolation) {
         this.folder = folder;
         this.displayName = displayName;
+        this.storeIsolation = storeIsolation;
     }
 
     /** The dialect for the connection's database, from its product name. */
@@ -51,5 +54,17 @@ public enum Dialect {
 
     public String displayName() {
         return displayName;
+    }
+
+    /**
+     * The isolation the key store's statements are written for (a {@code Connection.TRANSACTION_*}
+     * constant, or -1 where the database has one level): on PostgreSQL READ COMMITTED, where an
+     * {@code INSERT … ON CONFLICT} meeting a concurrent claim waits for it and sees its outcome instead
+     * of failing as a serialization conflict; on MariaDB REPEATABLE READ, InnoDB's default, under
+     * which the claim's locking reads were designed and tested. The store runs its own statements at
+     * this level whatever the pool's default.
+     */
+    public int storeIsolation() {
+        return storeIsolation;
     }
 }

@@ -7,6 +7,7 @@ import dev.idem.StoreException;
 import dev.idem.StoredResponse;
 import dev.idem.jdbc.internal.HeaderCodec;
 import dev.idem.jdbc.internal.Jdbc;
+import dev.idem.jdbc.internal.Isolation;
 import dev.idem.jdbc.internal.ReservedConnection;
 import dev.idem.jdbc.internal.ResponseCache;
 import dev.idem.jdbc.internal.SqlStatements;
@@ -86,10 +87,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     /** The dialect's separate takeover statement (MariaDB), or null where the claim statement takes over itself. */
     private final String takeoverUpdate;
 
-    private JdbcIdempotencyStore(DataSource dataSource, Dialect dialect, String tableName, int cacheEntries, DataSource renewals) {
+    private JdbcIdempotencyStore(DataSource dataSource, Dialect dialect, String tableName, int cacheEntries, DataSource renewals,
+            Isolation isolation) {
         this.dataSource = dataSource;
-        this.renewalConnection = new ReservedConnection(renewals == null ? dataSource : renewals);
-        this.transactions = new Transactions(dataSource);
+        this.renewalConnection = new ReservedConnection(renewals == null ? dataSource : renewals, isolation);
+        this.transactions = new Transactions(dataSource, isolation);
         this.dialect = dialect;
         this.tableName = tableName;
         this.sql = SqlStatements.load(dialect.resourceFolder(), tableName);
@@ -117,10 +119,6 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     DataSource dataSource() {
         return dataSource;
-    }
-
-    Transactions transactions() {
-        return transactions;
     }
 
     /** Creates or upgrades the table by applying the dialect's migrations not yet applied; safe to run concurrently. */
@@ -680,7 +678,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 if (chosen == Dialect.SQLITE) {
                     Sqlite.checkSettings(c);
                 }
-                return new JdbcIdempotencyStore(dataSource, chosen, tableName, responseCache, renewalDataSource);
+                Isolation isolation = Isolation.require(chosen.storeIsolation(), c);
+                return new JdbcIdempotencyStore(dataSource, chosen, tableName, responseCache, renewalDataSource, isolation);
             } catch (SQLException e) {
                 throw StoreException.failed("JDBC store", "connect", null, e);
             }

@@ -42,6 +42,12 @@ import javax.sql.DataSource;
  */
 public final class TransactionalIdem {
     private final JdbcIdempotencyStore store;
+    /**
+     * At the pool's own isolation, not the store's: the operation's writes share the transaction and
+     * keep the level the application chose for them. A stricter level costs retries under contention
+     * (serialization failures run the transaction again whole), never a wrong answer.
+     */
+    private final Transactions transactions;
     private final Duration lease;
     private final Duration retention;
     private final FailurePolicy failurePolicy;
@@ -50,6 +56,7 @@ public final class TransactionalIdem {
 
     private TransactionalIdem(Idem settings, JdbcIdempotencyStore store) {
         this.store = store;
+        this.transactions = new Transactions(store.dataSource());
         this.lease = settings.lease();
         this.retention = settings.retention();
         this.failurePolicy = settings.failurePolicy();
@@ -87,7 +94,7 @@ public final class TransactionalIdem {
         try {
             // Run again whole if the database rolls it back as a deadlock victim: the operation is
             // database-only by contract, so nothing of the lost attempt happened.
-            return store.transactions().inTransaction(c -> {
+            return transactions.inTransaction(c -> {
                 Outcome outcome = inTransaction(c, request, operation);
                 if (!shouldCommit(outcome)) {
                     c.rollback();

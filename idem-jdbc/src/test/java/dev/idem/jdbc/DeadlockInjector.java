@@ -34,8 +34,7 @@ import javax.sql.DataSource;
  * the intercepted statement then throws. A statement in auto-commit mode is its own transaction, so
  * there the cycle is built in a transaction opened for it and auto-commit is switched back on after.
  */
-final class DeadlockInjector implements DataSource {
-    private final DataSource target;
+final class DeadlockInjector extends DelegatingDataSource {
     private final Backends backend;
     private final AtomicInteger remaining = new AtomicInteger();
     private final AtomicInteger injected = new AtomicInteger();
@@ -48,10 +47,7 @@ final class DeadlockInjector implements DataSource {
     private volatile Predicate<String> trigger = sql -> false;
 
     DeadlockInjector(DataSource target, Backends backend) throws SQLException {
-        if (backend != Backends.POSTGRESQL && backend != Backends.MARIADB) {
-            throw new IllegalArgumentException("deadlocks are forced on PostgreSQL and MariaDB, not " + backend);
-        }
-        this.target = target;
+        super(checked(target, backend));
         this.backend = backend;
         try (Connection c = target.getConnection(); Statement st = c.createStatement()) {
             st.execute("CREATE TABLE IF NOT EXISTS deadlock_scratch (id INT PRIMARY KEY, v INT NOT NULL)");
@@ -78,17 +74,15 @@ final class DeadlockInjector implements DataSource {
         remaining.set(0);
     }
 
-    @Override
-    public Connection getConnection() throws SQLException {
-        return wrap(target.getConnection());
+    private static DataSource checked(DataSource target, Backends backend) {
+        if (backend != Backends.POSTGRESQL && backend != Backends.MARIADB) {
+            throw new IllegalArgumentException("deadlocks are forced on PostgreSQL and MariaDB, not " + backend);
+        }
+        return target;
     }
 
     @Override
-    public Connection getConnection(String username, String password) throws SQLException {
-        return wrap(target.getConnection(username, password));
-    }
-
-    private Connection wrap(Connection real) {
+    protected Connection wrap(Connection real) {
         InvocationHandler handler = (proxy, method, args) -> {
             Object result = invoke(real, method, args);
             if (result instanceof Statement statement && (method.getName().equals("prepareStatement")
@@ -206,40 +200,5 @@ final class DeadlockInjector implements DataSource {
             Thread.sleep(5);
         }
         throw new IllegalStateException("the rival never waited for idem's scratch row");
-    }
-
-    @Override
-    public PrintWriter getLogWriter() throws SQLException {
-        return target.getLogWriter();
-    }
-
-    @Override
-    public void setLogWriter(PrintWriter out) throws SQLException {
-        target.setLogWriter(out);
-    }
-
-    @Override
-    public void setLoginTimeout(int seconds) throws SQLException {
-        target.setLoginTimeout(seconds);
-    }
-
-    @Override
-    public int getLoginTimeout() throws SQLException {
-        return target.getLoginTimeout();
-    }
-
-    @Override
-    public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-        return target.getParentLogger();
-    }
-
-    @Override
-    public <T> T unwrap(Class<T> iface) throws SQLException {
-        return target.unwrap(iface);
-    }
-
-    @Override
-    public boolean isWrapperFor(Class<?> iface) throws SQLException {
-        return target.isWrapperFor(iface);
     }
 }

@@ -6,6 +6,8 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -48,6 +50,15 @@ public final class RealServices {
 
     /** A fresh PostgreSQL schema, dropped on {@link TestDatabase#close()}. */
     public static TestDatabase postgres() {
+        return postgres(null);
+    }
+
+    /**
+     * A fresh PostgreSQL schema whose sessions start at {@code defaultIsolation} (for example
+     * {@code "repeatable read"}), as they would on a server or database configured with that
+     * {@code default_transaction_isolation}; {@code null} for the server's own default.
+     */
+    public static TestDatabase postgres(String defaultIsolation) {
         String url = postgresUrl();
         String schema = "idem_test_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
         try (HikariDataSource admin = pool(url, 1); Connection c = admin.getConnection(); Statement st = c.createStatement()) {
@@ -56,6 +67,12 @@ public final class RealServices {
             throw new IllegalStateException("PostgreSQL at " + redact(url) + " refused to create a test schema", e);
         }
         String schemaUrl = url + (url.contains("?") ? "&" : "?") + "currentSchema=" + schema;
+        if (defaultIsolation != null) {
+            // A startup option: the session's default before the pool ever sees it; the backslash keeps
+            // "repeatable read" one option value.
+            schemaUrl += "&options=" + URLEncoder.encode("-c default_transaction_isolation="
+                    + defaultIsolation.replace(" ", "\\ "), StandardCharsets.UTF_8);
+        }
         HikariDataSource pool = pool(schemaUrl, 40);
         return new TestDatabase("PostgreSQL", pool, () -> {
             pool.close();
@@ -88,6 +105,15 @@ public final class RealServices {
      * gets its own, so runs and classes never see each other's tables.
      */
     public static TestDatabase mariadb() {
+        return mariadb(null);
+    }
+
+    /**
+     * A fresh MariaDB database whose sessions start at {@code defaultIsolation} (for example
+     * {@code "SERIALIZABLE"} or {@code "READ-COMMITTED"}), as on a server configured with that
+     * {@code transaction_isolation}; {@code null} for the server's own default (REPEATABLE READ).
+     */
+    public static TestDatabase mariadb(String defaultIsolation) {
         String url = mariadbUrl();
         String database = "idem_test_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
         try (HikariDataSource admin = pool(url, 1); Connection c = admin.getConnection(); Statement st = c.createStatement()) {
@@ -95,7 +121,12 @@ public final class RealServices {
         } catch (SQLException e) {
             throw new IllegalStateException("MariaDB at " + redact(url) + " refused to create a test database", e);
         }
-        HikariDataSource pool = pool(withDatabase(url, database), 40);
+        String databaseUrl = withDatabase(url, database);
+        if (defaultIsolation != null) {
+            // Connector/J runs these at connect, before the pool reads the connection's defaults.
+            databaseUrl += (databaseUrl.contains("?") ? "&" : "?") + "sessionVariables=tx_isolation='" + defaultIsolation + "'";
+        }
+        HikariDataSource pool = pool(databaseUrl, 40);
         return new TestDatabase("MariaDB", pool, () -> {
             pool.close();
             try (HikariDataSource admin = pool(url, 1); Connection c = admin.getConnection(); Statement st = c.createStatement()) {

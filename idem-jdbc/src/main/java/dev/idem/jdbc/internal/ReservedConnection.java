@@ -16,12 +16,15 @@ import javax.sql.DataSource;
  */
 public final class ReservedConnection {
     private final DataSource source;
+    private final Isolation isolation;
     private final ReentrantLock lock = new ReentrantLock();
     /** Written under {@link #lock}; read without it by {@link #reserve()}'s fast path. */
     private volatile Connection connection;
 
-    public ReservedConnection(DataSource source) {
+    /** @param isolation the level the work needs; set on the kept connection once, when it is borrowed */
+    public ReservedConnection(DataSource source, Isolation isolation) {
         this.source = source;
+        this.isolation = isolation;
     }
 
     /**
@@ -35,10 +38,26 @@ public final class ReservedConnection {
         lock.lock();
         try {
             if (connection == null) {
-                connection = source.getConnection();
+                connection = borrow();
             }
         } finally {
             lock.unlock();
+        }
+    }
+
+    /** A connection for keeping, at the work's isolation (set once: it does not go back to the pool until it fails). */
+    private Connection borrow() throws SQLException {
+        Connection c = source.getConnection();
+        try {
+            isolation.enterOther(c);
+            return c;
+        } catch (SQLException | RuntimeException e) {
+            try {
+                c.close();
+            } catch (SQLException closing) {
+                e.addSuppressed(closing);
+            }
+            throw e;
         }
     }
 
@@ -49,12 +68,12 @@ public final class ReservedConnection {
     public <T> T inTransaction(long timeoutMillis, Transactions.SqlWork<T> work) throws SQLException {
         if (!lock.tryLock()) {
             try (Connection own = source.getConnection()) {
-                return run(own, timeoutMillis, work);
+                return runOnOwn(own, timeoutMillis, work);
             }
         }
         try {
             if (connection == null) {
-                connection = source.getConnection();
+                connection = borrow();
             }
             try {
                 return run(connection, timeoutMillis, work);
@@ -64,6 +83,22 @@ public final class ReservedConnection {
             }
         } finally {
             lock.unlock();
+        }
+    }
+
+    /** On a connection borrowed for one call: at the work's isolation, and the connection's own put back after. */
+    private <T> T runOnOwn(Connection own, long timeoutMillis, Transactions.SqlWork<T> work) throws SQLException {
+        int had = isolation.enterOther(own);
+        try {
+            return run(own, timeoutMillis, work);
+        } finally {
+            if (had >= 0) {
+                try {
+                    own.setTransactionIsolation(had);
+                } catch (SQLException e) {
+                    // Broken: the pool validates or discards it; the work's own outcome stands.
+                }
+            }
         }
     }
 

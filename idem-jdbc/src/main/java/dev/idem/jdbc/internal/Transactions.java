@@ -26,9 +26,17 @@ public final class Transactions {
     private static final long MAX_BACKOFF_MICROS = 200_000;
 
     private final DataSource dataSource;
+    private final Isolation isolation;
 
+    /** Transactions at whatever isolation the pool's connections have. */
     public Transactions(DataSource dataSource) {
+        this(dataSource, Isolation.ANY);
+    }
+
+    /** Transactions at {@code isolation}, whatever the pool's default. */
+    public Transactions(DataSource dataSource, Isolation isolation) {
         this.dataSource = dataSource;
+        this.isolation = isolation;
     }
 
     /** Work on a borrowed connection. */
@@ -46,6 +54,7 @@ public final class Transactions {
     public <T> T inTransaction(SqlWork<T> work) throws SQLException {
         return retrying(() -> {
             try (Connection c = dataSource.getConnection()) {
+                isolation.enter(c);
                 boolean autoCommit = c.getAutoCommit();
                 if (autoCommit) {
                     c.setAutoCommit(false);
@@ -57,11 +66,13 @@ public final class Transactions {
                 } catch (SQLException | RuntimeException | Error e) {
                     rollbackQuietly(c, e);
                     restoreQuietly(c, autoCommit, e);
+                    isolation.leave(c, e);
                     throw e;
                 }
                 if (autoCommit) {
                     c.setAutoCommit(true);
                 }
+                isolation.leave(c, null);
                 return result;
             }
         });
@@ -75,19 +86,29 @@ public final class Transactions {
     public <T> T onConnection(SqlWork<T> work) throws SQLException {
         return retrying(() -> {
             try (Connection c = dataSource.getConnection()) {
-                if (c.getAutoCommit()) {
-                    return work.run(c);
-                }
+                isolation.enter(c);
+                T result;
                 try {
-                    T result = work.run(c);
-                    c.commit();
-                    return result;
+                    result = c.getAutoCommit() ? work.run(c) : runAndCommit(c, work);
                 } catch (SQLException | RuntimeException | Error e) {
-                    rollbackQuietly(c, e);
+                    isolation.leave(c, e);
                     throw e;
                 }
+                isolation.leave(c, null);
+                return result;
             }
         });
+    }
+
+    private static <T> T runAndCommit(Connection c, SqlWork<T> work) throws SQLException {
+        try {
+            T result = work.run(c);
+            c.commit();
+            return result;
+        } catch (SQLException | RuntimeException | Error e) {
+            rollbackQuietly(c, e);
+            throw e;
+        }
     }
 
     /**
