@@ -24,7 +24,7 @@ import java.util.Objects;
  * });
  * }</pre>
  *
- * Immutable and thread-safe; the {@code with…} methods return adjusted copies (per-endpoint settings).
+ * Immutable and thread-safe; {@link #toBuilder()} derives a variant with other settings (per endpoint, say).
  * Idem keeps no per-key state in the JVM: everything lives in the store.
  */
 public final class Idem {
@@ -99,20 +99,12 @@ public final class Idem {
             if (claim instanceof ClaimOutcome.Acquired acquired) {
                 return new RunningExecution(this, request.id(), acquired, sentAt).run(operation);
             }
-            if (claim instanceof ClaimOutcome.Replay replay) {
-                listener.replayed(scope);
-                return new Outcome.Replayed(replay.response());
+            if (!(claim instanceof ClaimOutcome.InProgress inProgress) || deadline == null && !inFlightPolicy.waits()) {
+                return claim.answer(scope, listener);
             }
-            if (claim instanceof ClaimOutcome.Mismatch) {
-                listener.mismatch(scope);
-                return new Outcome.Mismatch();
-            }
-            Duration retryAfter = ((ClaimOutcome.InProgress) claim).retryAfter();
+            Duration retryAfter = inProgress.retryAfter();
             if (deadline == null) {
                 listener.conflict(scope);
-                if (!inFlightPolicy.waits()) {
-                    return new Outcome.InProgress(retryAfter);
-                }
                 deadline = clock.instant().plus(inFlightPolicy.maxWait());
                 backoff = new Backoff(WAIT_BACKOFF_BASE, WAIT_BACKOFF_CAP);
             }

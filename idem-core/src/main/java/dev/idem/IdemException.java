@@ -15,4 +15,12 @@ public class IdemException extends RuntimeException {
     protected IdemException(String message, Throwable cause) {
         super(message, cause);
     }
+
+    /**
+     * For exceptions that answer bad input: they come at the rate clients send it, so they skip the
+     * stack trace (its cost is the caller's, not the bug's) and suppression.
+     */
+    protected IdemException(String message, boolean badInput) {
+        super(message, null, !badInput, !badInput);
+    }
 }

@@ -1,5 +1,8 @@
 package dev.idem.spi;
 
+import dev.idem.IdemListener;
+import dev.idem.Outcome;
+import dev.idem.Scope;
 import dev.idem.StoredResponse;
 import java.time.Duration;
 import java.util.Objects;
@@ -7,6 +10,29 @@ import java.util.Optional;
 
 /** What {@link IdempotencyStore#claim} answers. Exactly one concurrent claimer of a record gets {@link Acquired}. */
 public sealed interface ClaimOutcome {
+
+    /**
+     * What an engine answers for a claim that did not acquire the record, without waiting, with the
+     * listener told: a replay, a mismatch, or in progress. The one mapping {@code Idem} and the
+     * transactional mode share.
+     *
+     * @throws IllegalStateException for {@link Acquired}: an acquired claim is answered by running the operation
+     */
+    default Outcome answer(Scope scope, IdemListener listener) {
+        if (this instanceof Replay replay) {
+            listener.replayed(scope);
+            return new Outcome.Replayed(replay.response());
+        }
+        if (this instanceof Mismatch) {
+            listener.mismatch(scope);
+            return new Outcome.Mismatch();
+        }
+        if (this instanceof InProgress inProgress) {
+            listener.conflict(scope);
+            return new Outcome.InProgress(inProgress.retryAfter());
+        }
+        throw new IllegalStateException("an acquired claim is answered by running the operation, not by the claim");
+    }
 
     /**
      * The caller owns the record until its lease ends. Every later write must carry {@code token}.

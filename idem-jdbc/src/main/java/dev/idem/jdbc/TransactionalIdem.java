@@ -179,7 +179,7 @@ public final class TransactionalIdem {
         Scope scope = request.id().scope();
         ClaimOutcome claim = store.claim(c, request);
         if (!(claim instanceof ClaimOutcome.Acquired acquired)) {
-            return answer(scope, claim);
+            return claim.answer(scope, listener);
         }
         listener.claimed(scope, acquired.attempt());
         StoredResponse response = run(scope, operation, c);
@@ -206,19 +206,6 @@ public final class TransactionalIdem {
             throw ResponseTooLargeException.of(scope, response.bodyLength(), maxResponseBytes);
         }
         return response;
-    }
-
-    private Outcome answer(Scope scope, ClaimOutcome claim) {
-        if (claim instanceof ClaimOutcome.Replay replay) {
-            listener.replayed(scope);
-            return new Outcome.Replayed(replay.response());
-        }
-        if (claim instanceof ClaimOutcome.Mismatch) {
-            listener.mismatch(scope);
-            return new Outcome.Mismatch();
-        }
-        listener.conflict(scope);
-        return new Outcome.InProgress(((ClaimOutcome.InProgress) claim).retryAfter());
     }
 
     /** A checked exception thrown by a {@link TransactionalOperation}; the transaction was rolled back. */

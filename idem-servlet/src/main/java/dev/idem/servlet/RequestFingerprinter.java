@@ -1,6 +1,7 @@
 package dev.idem.servlet;
 
 import dev.idem.Fingerprint;
+import dev.idem.IdemException;
 import dev.idem.servlet.internal.BufferedRequest;
 import dev.idem.servlet.internal.CanonicalJson;
 import dev.idem.servlet.internal.RequestNames;
@@ -116,11 +117,11 @@ public class RequestFingerprinter {
      * A body that does not parse as its content type requires. The message says where parsing
      * failed, never what the body contains; the filter uses it as the problem's {@code detail}.
      */
-    public static final class MalformedBodyException extends RuntimeException {
+    public static final class MalformedBodyException extends IdemException {
         private static final long serialVersionUID = 1L;
 
         public MalformedBodyException(String message) {
-            super(message, null, false, false);
+            super(message, true);
         }
     }
 }
