@@ -29,8 +29,8 @@ import java.util.function.Function;
  * unambiguous and within {@code Scope}'s length limit.
  *
  * <p>Versions before this encoding used the bare name ({@code alice}) and {@code sha256:<hex>} for
- * credentials: records stored under those scopes are not found after an upgrade (see the README's
- * upgrade note). {@code anonymous} is unchanged.
+ * credentials: records stored under those scopes are not found after an upgrade (see the upgrade note in
+ * docs/operations.md). {@code anonymous} is unchanged.
  *
  * <p>Scopes appear in exception messages and metrics, so a resolver must not put secrets in them:
  * {@link #credentialHeader(String)} stores only a digest of the credential. Implementations must be

@@ -21,7 +21,7 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Assumptions;
 
 /**
- * Finds the real servers tests run against (the services the README lists for tests) and hands out isolated databases on them.
+ * Finds the real servers tests run against (the services docs/testing.md lists) and hands out isolated databases on them.
  *
  * <ul>
  * <li>PostgreSQL: {@code IDEM_PG_URL} (a JDBC URL), else 127.0.0.1:5432 (user postgres, database test)
