@@ -2,15 +2,18 @@ package dev.idem.bench;
 
 import dev.idem.redis.RedisIdempotencyStore;
 import dev.idem.testing.RedisCluster;
+import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The store part's Redis backends: the JDBC backends' claim + complete of new keys, on one Redis master
@@ -24,6 +27,7 @@ final class RedisStoreBench {
     static final String ONE = "redis";
     static final String CLUSTER = "redis-cluster";
     static final Duration ACK_TIMEOUT = Duration.ofSeconds(1);
+    private static final Duration FLUSH_TIMEOUT = Duration.ofSeconds(30);
 
     private static final String NO_WAIT = "claim+complete (idem), no WAIT";
     private static final String WAIT = "claim+complete (idem), WAIT 1 replica";
@@ -94,6 +98,7 @@ final class RedisStoreBench {
         private final List<RedisIdempotencyStore> stores = new ArrayList<>();
         private StandaloneRedis single;
         private RedisCluster three;
+        private RedisClient admin;
         private String version;
         private Target oneOff;
         private Target oneAck;
@@ -113,11 +118,13 @@ final class RedisStoreBench {
             three = RedisCluster.start();
             Bench.progress("redis-cluster: ready after " + three.startTime().toMillis() + " ms");
             List<RedisURI> nodes = three.nodeUris().stream().map(RedisURI::create).toList();
-            List<Long> pids = three.ports().stream().map(three::pid).toList();
-            RedisCluster cluster = three;
-            clusterOff = target(RedisIdempotencyStore.clusterBuilder(nodes).noReplicaAcknowledgement(), () -> flushAll(cluster), pids);
+            List<Integer> ports = three.ports();
+            List<Long> pids = ports.stream().map(three::pid).toList();
+            admin = RedisClient.create();
+            Runnable flush = () -> flushAll(admin, ports);
+            clusterOff = target(RedisIdempotencyStore.clusterBuilder(nodes).noReplicaAcknowledgement(), flush, pids);
             // The cluster's default: one replica acknowledges every write within 1 s.
-            clusterAck = target(RedisIdempotencyStore.clusterBuilder(nodes), () -> flushAll(cluster), pids);
+            clusterAck = target(RedisIdempotencyStore.clusterBuilder(nodes), flush, pids);
         }
 
         private Target target(RedisIdempotencyStore.Builder builder, Runnable flush, List<Long> pids) {
@@ -130,6 +137,9 @@ final class RedisStoreBench {
         @Override
         public void close() throws InterruptedException {
             stores.forEach(RedisIdempotencyStore::close);
+            if (admin != null) {
+                admin.shutdown(0, 2, TimeUnit.SECONDS);
+            }
             if (three != null) {
                 three.close();
             }
@@ -152,17 +162,29 @@ final class RedisStoreBench {
         return new Row("store", name, backend, threads, run.measured(), "ops/s", null, Double.NaN, text);
     }
 
-    /** FLUSHALL on every node: masters empty themselves and their replicas; replicas refuse it, which is harmless. */
-    private static void flushAll(RedisCluster cluster) {
-        try {
-            for (int port : cluster.ports()) {
-                cluster.cli(port, "FLUSHALL");
+    /**
+     * Empties the servers at {@code ports} before a line: {@code FLUSHALL} on each master, then
+     * {@code WAIT} on the same connection until its replicas have done it too. Without the wait a
+     * replica still freeing the last line's records (seconds, on a busy two-core machine) holds up the
+     * next line's first acknowledged writes past their 1 s timeout.
+     */
+    static void flushAll(RedisClient admin, List<Integer> ports) {
+        for (int port : ports) {
+            try (StatefulRedisConnection<String, String> connection = admin.connect(RedisURI.create("127.0.0.1", port))) {
+                RedisCommands<String, String> redis = connection.sync();
+                String replication = redis.info("replication");
+                if (!replication.contains("role:master")) {
+                    continue;
+                }
+                int replicas = replication.lines().filter(l -> l.startsWith("connected_slaves:"))
+                        .mapToInt(l -> Integer.parseInt(l.substring("connected_slaves:".length()).trim())).findFirst().orElse(0);
+                redis.flushall();
+                long acknowledged = replicas == 0 ? 0 : redis.waitForReplication(replicas, FLUSH_TIMEOUT.toMillis());
+                if (acknowledged < replicas) {
+                    throw new IllegalStateException("the replicas of the master on port " + port + " did not apply FLUSHALL within "
+                            + FLUSH_TIMEOUT.toSeconds() + " s (" + acknowledged + " of " + replicas + ")");
+                }
             }
-        } catch (IOException e) {
-            throw new UncheckedIOException("redis-cli FLUSHALL failed", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while emptying the cluster", e);
         }
     }
 

@@ -88,9 +88,9 @@ final class StandaloneRedis implements AutoCloseable {
         return "?";
     }
 
-    /** Empties the master (the replica follows), so that each measured line starts from nothing. */
+    /** Empties the master and waits for its replica to do the same, so that each measured line starts from nothing. */
     void flush() {
-        adminConnection.sync().flushall();
+        RedisStoreBench.flushAll(admin, List.of(masterPort));
     }
 
     private void startNode(Path server, int port, List<String> extra) throws IOException, InterruptedException {
