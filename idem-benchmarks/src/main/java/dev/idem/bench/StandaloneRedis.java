@@ -29,6 +29,7 @@ final class StandaloneRedis implements AutoCloseable {
 
     private final Path dir;
     private final List<Process> processes = new ArrayList<>();
+    private final List<Integer> ports = new ArrayList<>();
     private int masterPort;
     private RedisClient admin;
     private StatefulRedisConnection<String, String> adminConnection;
@@ -73,6 +74,11 @@ final class StandaloneRedis implements AutoCloseable {
         return RedisURI.create("redis://127.0.0.1:" + masterPort);
     }
 
+    /** The master's and the replica's ports. */
+    List<Integer> ports() {
+        return List.copyOf(ports);
+    }
+
     /** The server processes (master, replica), for their CPU time. */
     List<Long> pids() {
         return processes.stream().map(Process::pid).toList();
@@ -88,10 +94,6 @@ final class StandaloneRedis implements AutoCloseable {
         return "?";
     }
 
-    /** Empties the master and waits for its replica to do the same, so that each measured line starts from nothing. */
-    void flush() {
-        RedisStoreBench.flushAll(admin, List.of(masterPort));
-    }
 
     private void startNode(Path server, int port, List<String> extra) throws IOException, InterruptedException {
         Path data = Files.createDirectories(dir.resolve(Integer.toString(port)));
@@ -104,6 +106,7 @@ final class StandaloneRedis implements AutoCloseable {
         command.addAll(extra);
         Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(data.resolve("stdout.log").toFile()).start();
         processes.add(process);
+        ports.add(port);
         long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
         while (!RealServices.answers("127.0.0.1", port)) {
             if (!process.isAlive() || System.nanoTime() > deadline) {

@@ -137,10 +137,16 @@ final class StoreBench {
     }
 
     Measured firstExecutions(IdempotencyStore store, int threads) throws InterruptedException {
-        return LoadLoop.run(threads, options.warmup, options.duration, t -> {
+        return firstExecutions(store, threads, options.warmup, options.duration, new ArrayList<>());
+    }
+
+    /** One round of claim + complete of new keys, its latencies added to {@code latencies}. */
+    static Measured firstExecutions(IdempotencyStore store, int threads, Duration warmup, Duration window, List<Latencies> latencies)
+            throws InterruptedException {
+        return LoadLoop.run(threads, warmup, window, t -> {
             SplittableRandom random = new SplittableRandom(ThreadLocalRandom.current().nextLong());
             return () -> claimAndComplete(store, newKey(random));
-        });
+        }, latencies);
     }
 
     static String newKey(SplittableRandom random) {

@@ -72,6 +72,9 @@ class HarnessSmokeTest {
             assertThat(row.measured().errors()).isZero();
             assertThat(row.note()).contains("cpu: servers");
         });
+        // Without WAIT, a line also weighs a record on its masters.
+        assertThat(rows.get(0).note()).contains("B/record");
+        assertThat(rows.get(2).note()).contains("B/record");
         // The cluster lines' ratios are to one master, measured in the same run.
         assertThat(rows.subList(1, 4)).allSatisfy(row -> assertThat(row.ratio()).isPositive().isFinite());
         assertThat(rows.get(2).ratioTo()).isEqualTo("1 master, no WAIT");
