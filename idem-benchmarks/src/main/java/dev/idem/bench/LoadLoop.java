@@ -29,7 +29,16 @@ final class LoadLoop {
     }
 
     static Measured run(int threads, Duration warmup, Duration window, OpFactory factory) throws InterruptedException {
-        List<Latencies> latencies = new ArrayList<>();
+        return run(threads, warmup, window, factory, new ArrayList<>());
+    }
+
+    /**
+     * As {@link #run(int, Duration, Duration, OpFactory)}, adding each thread's latencies to
+     * {@code latencies}: a line measured in several rounds merges them with {@link #merge}.
+     */
+    static Measured run(int threads, Duration warmup, Duration window, OpFactory factory, List<Latencies> latencies)
+            throws InterruptedException {
+        int first = latencies.size();
         AtomicLong errors = new AtomicLong();
         AtomicReference<Throwable> firstError = new AtomicReference<>();
         CountDownLatch ready = new CountDownLatch(threads);
@@ -91,7 +100,7 @@ final class LoadLoop {
             w.join();
         }
         long ops = 0;
-        for (Latencies l : latencies) {
+        for (Latencies l : latencies.subList(first, latencies.size())) {
             ops += l.size();
         }
         if (firstError.get() != null && (ops == 0 || errors.get() > MAX_ERRORS)) {
@@ -100,7 +109,21 @@ final class LoadLoop {
         if (firstError.get() != null) {
             System.err.println("bench: " + errors.get() + " operations failed, first: " + firstError.get());
         }
-        double[] p = Latencies.percentiles(latencies);
+        double[] p = Latencies.percentiles(latencies.subList(first, latencies.size()));
         return new Measured(ops, window.toNanos() / 1e9, p[0], p[1], errors.get(), 1);
+    }
+
+    /** Rounds of one line as one: their operations over their windows, percentiles over all their latencies. */
+    static Measured merge(List<Measured> rounds, List<Latencies> latencies) {
+        long ops = 0;
+        double seconds = 0;
+        long errors = 0;
+        for (Measured m : rounds) {
+            ops += m.ops();
+            seconds += m.seconds();
+            errors += m.errors();
+        }
+        double[] p = Latencies.percentiles(latencies);
+        return new Measured(ops, seconds, p[0], p[1], errors, 1);
     }
 }

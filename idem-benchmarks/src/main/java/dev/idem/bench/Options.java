@@ -11,6 +11,7 @@ import java.util.Set;
 /** Command line of {@code ./idem bench}. */
 final class Options {
     static final Set<String> ALL_PARTS = Set.of("store", "endpoint", "inbox", "growth");
+    static final List<String> BACKENDS = List.of("postgresql", "sqlite", RedisStoreBench.ONE, RedisStoreBench.CLUSTER);
 
     Set<String> parts = new LinkedHashSet<>(List.of("store", "endpoint", "inbox", "growth"));
     Duration duration = Duration.ofSeconds(8);
@@ -32,7 +33,9 @@ final class Options {
             "  --duration 8s                 measured window of each case (default 8s); warm-up is a third of it",
             "  --warmup 3s                   warm-up of each case (default: duration/3, at least 1s)",
             "  --threads 1,8,32              store thread counts (default 1,8,32)",
-            "  --backends postgresql,sqlite  store backends (default both)",
+            "  --backends postgresql,sqlite  store backends (default postgresql,sqlite); also redis (a private master and its",
+            "                                replica) and redis-cluster (a private cluster: 3 masters, 3 replicas), each started",
+            "                                for the run, without and with replica acknowledgement (WAIT 1); both: ratio 3 : 1 master",
             "  --connections 8               HTTP connections of the endpoint load driver (default 8)",
             "  --growth 40s                  length of the growth run (default max(30s, 4 x duration))",
             "  --no-vacuum                   growth: do not VACUUM the table while it runs (when autovacuum is off)",
@@ -108,8 +111,8 @@ final class Options {
                 backends = new LinkedHashSet<>();
                 for (String b : value.split(",")) {
                     String backend = b.trim().toLowerCase(Locale.ROOT);
-                    if (!backend.equals("postgresql") && !backend.equals("sqlite")) {
-                        throw new IllegalArgumentException("unknown backend '" + backend + "'; backends are postgresql, sqlite");
+                    if (!BACKENDS.contains(backend)) {
+                        throw new IllegalArgumentException("unknown backend '" + backend + "'; backends are " + String.join(", ", BACKENDS));
                     }
                     backends.add(backend);
                 }

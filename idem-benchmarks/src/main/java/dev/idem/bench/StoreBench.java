@@ -35,7 +35,8 @@ import javax.sql.DataSource;
 
 /**
  * Part 1: the store's claim + complete of new keys, on PostgreSQL and SQLite, at each thread count;
- * the same two statements run by pgbench; and replays (claim of a completed key).
+ * the same two statements run by pgbench; and replays (claim of a completed key). The Redis backends,
+ * when asked for, run the same claim + complete in {@link RedisStoreBench}.
  */
 final class StoreBench {
     static final Scope SCOPE = Scope.of("bench-user", "POST /orders");
@@ -64,7 +65,7 @@ final class StoreBench {
         int maxThreads = options.threads.stream().mapToInt(Integer::intValue).max().orElse(1);
         for (String backend : options.backends) {
             boolean postgres = backend.equals("postgresql");
-            if (postgres && pg == null) {
+            if (postgres && pg == null || !postgres && !backend.equals("sqlite")) {
                 continue;
             }
             String label = postgres ? "PostgreSQL" : "SQLite";
@@ -115,6 +116,9 @@ final class StoreBench {
                 }
             }
         }
+        if (RedisStoreBench.wanted(options)) {
+            rows.addAll(new RedisStoreBench(options, work).run());
+        }
         return rows;
     }
 
@@ -133,10 +137,16 @@ final class StoreBench {
     }
 
     Measured firstExecutions(IdempotencyStore store, int threads) throws InterruptedException {
-        return LoadLoop.run(threads, options.warmup, options.duration, t -> {
+        return firstExecutions(store, threads, options.warmup, options.duration, new ArrayList<>());
+    }
+
+    /** One round of claim + complete of new keys, its latencies added to {@code latencies}. */
+    static Measured firstExecutions(IdempotencyStore store, int threads, Duration warmup, Duration window, List<Latencies> latencies)
+            throws InterruptedException {
+        return LoadLoop.run(threads, warmup, window, t -> {
             SplittableRandom random = new SplittableRandom(ThreadLocalRandom.current().nextLong());
             return () -> claimAndComplete(store, newKey(random));
-        });
+        }, latencies);
     }
 
     static String newKey(SplittableRandom random) {

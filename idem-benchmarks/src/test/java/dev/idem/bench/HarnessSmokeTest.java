@@ -1,12 +1,14 @@
 package dev.idem.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 import com.sun.net.httpserver.HttpServer;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idem.jdbc.JdbcIdempotencyStore;
 import dev.idem.jdbc.internal.SqlStatements;
 import dev.idem.testing.RealServices;
+import dev.idem.testing.RedisCluster;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -18,8 +20,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Proves the harness works, in a few seconds: the load loop, the store cases on SQLite, the pgbench
- * script (and pgbench itself, where PostgreSQL and pgbench are here), the HTTP driver, the table.
+ * Proves the harness works, in a few seconds: the load loop, the store cases on SQLite, the Redis lines
+ * (one master and a three-master cluster, each started here), the pgbench script (and pgbench itself,
+ * where PostgreSQL and pgbench are here), the HTTP driver, the table.
  * Figures come from {@code ./idem bench}, never from here.
  */
 class HarnessSmokeTest {
@@ -48,6 +51,34 @@ class HarnessSmokeTest {
             assertThat(replay.errors()).isZero();
             assertThat(replay.p99Millis()).isGreaterThanOrEqualTo(replay.p50Millis());
         }
+    }
+
+    @Test
+    void redisLinesRunOnOneMasterAndOnAThreeMasterClusterWithAndWithoutWait() throws Exception {
+        if (StandaloneRedis.binary("redis-server").isEmpty() || StandaloneRedis.binary("redis-cli").isEmpty()) {
+            RealServices.unavailable(RedisCluster.SERVICE, "redis-server and redis-cli are needed to start one master and a cluster");
+        }
+        Options options = Options.parse(new String[] {"--duration", "300ms", "--warmup", "100ms", "--threads", "2",
+                "--backends", "redis,redis-cluster"});
+        List<Row> rows = new RedisStoreBench(options, dir).run();
+        assertThat(rows).extracting(Row::backend, Row::name).containsExactly(
+                tuple("Redis, 1 master", "claim+complete (idem), no WAIT"),
+                tuple("Redis, 1 master", "claim+complete (idem), WAIT 1 replica"),
+                tuple("Redis Cluster, 3 masters", "claim+complete (idem), no WAIT"),
+                tuple("Redis Cluster, 3 masters", "claim+complete (idem), WAIT 1 replica"));
+        assertThat(rows).allSatisfy(row -> {
+            assertThat(row.threads()).isEqualTo(2);
+            assertThat(row.measured().rate()).isPositive();
+            assertThat(row.measured().errors()).isZero();
+            assertThat(row.note()).contains("cpu: servers");
+        });
+        // Without WAIT, a line also weighs a record on its masters.
+        assertThat(rows.get(0).note()).contains("B/record");
+        assertThat(rows.get(2).note()).contains("B/record");
+        // The cluster lines' ratios are to one master, measured in the same run.
+        assertThat(rows.subList(1, 4)).allSatisfy(row -> assertThat(row.ratio()).isPositive().isFinite());
+        assertThat(rows.get(2).ratioTo()).isEqualTo("1 master, no WAIT");
+        assertThat(rows.get(3).ratioTo()).isEqualTo("1 master, WAIT 1");
     }
 
     @Test
@@ -140,6 +171,8 @@ class HarnessSmokeTest {
     void optionsAreValidated() {
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> Options.parse(new String[] {"--parts", "store,nope"}))
                 .hasMessageContaining("unknown part 'nope'");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Options.parse(new String[] {"--backends", "redis,mongodb"}))
+                .hasMessageContaining("unknown backend 'mongodb'; backends are postgresql, sqlite, redis, redis-cluster");
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> Options.parse(new String[] {"--duration", "soon"}))
                 .hasMessageContaining("--duration must be a duration");
         Options o = Options.parse(new String[] {"--parts=store", "--duration=9s"});
