@@ -7,7 +7,8 @@
  */
 @SuppressWarnings({"requires-automatic", "requires-transitive-automatic"})
 module dev.idem.rabbitmq {
-    requires transitive dev.idem.jdbc;
+    requires transitive dev.idem.inbox;
+    requires transitive dev.idem.outbox;
     requires transitive com.rabbitmq.client;
 
     exports dev.idem.rabbitmq;

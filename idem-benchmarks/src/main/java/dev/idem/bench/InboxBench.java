@@ -1,11 +1,11 @@
 package dev.idem.bench;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.idem.jdbc.Inbox;
-import dev.idem.jdbc.InboxBatchHandler;
-import dev.idem.jdbc.InboxHandler;
-import dev.idem.jdbc.InboxMessage;
-import dev.idem.jdbc.InboxOutcome;
+import dev.idem.inbox.Inbox;
+import dev.idem.inbox.InboxBatchHandler;
+import dev.idem.inbox.InboxHandler;
+import dev.idem.inbox.InboxMessage;
+import dev.idem.inbox.InboxOutcome;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

@@ -6,6 +6,7 @@ import dev.idem.Fingerprint;
 import dev.idem.IdempotencyKey;
 import dev.idem.Scope;
 import dev.idem.StoredResponse;
+import dev.idem.jdbc.Dialect;
 import dev.idem.jdbc.JdbcIdempotencyStore;
 import dev.idem.jdbc.Sqlite;
 import dev.idem.jdbc.internal.HeaderCodec;
@@ -211,7 +212,7 @@ final class StoreBench {
      * the Java side's.
      */
     static String pgbenchScript() {
-        SqlStatements sql = SqlStatements.load("dev/idem/jdbc/postgresql/", "idem_record");
+        SqlStatements sql = SqlStatements.load(Dialect.POSTGRESQL, "idem_record", List.of());
         return "\\set key random(1, 9223372036854775806)\n"
                 + PgBench.bind(sql.get("claim"), "scope", "key", "fingerprint", "lease_ms", "retention_ms") + " \\gset c_\n"
                 + PgBench.bind(sql.get("complete"), "status", "headers", "body", "retention_ms", "scope", "key", "c_token") + ";\n";

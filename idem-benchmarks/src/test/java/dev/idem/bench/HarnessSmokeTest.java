@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.tuple;
 
 import com.sun.net.httpserver.HttpServer;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.idem.jdbc.Dialect;
 import dev.idem.jdbc.JdbcIdempotencyStore;
 import dev.idem.jdbc.internal.SqlStatements;
 import dev.idem.testing.RealServices;
@@ -83,7 +84,7 @@ class HarnessSmokeTest {
 
     @Test
     void pgbenchRunsTheStoresOwnStatements() throws Exception {
-        SqlStatements sql = SqlStatements.load("dev/idem/jdbc/postgresql/", "idem_record");
+        SqlStatements sql = SqlStatements.load(Dialect.POSTGRESQL, "idem_record", List.of());
         String script = StoreBench.pgbenchScript();
         assertThat(script).contains(PgBench.bind(sql.get("claim"), "scope", "key", "fingerprint", "lease_ms", "retention_ms"))
                 .contains(PgBench.bind(sql.get("complete"), "status", "headers", "body", "retention_ms", "scope", "key", "c_token"))

@@ -5,29 +5,131 @@ import java.sql.SQLException;
 import java.util.Locale;
 
 /**
- * A database's SQL for idem, as data: its statements in {@code dev/idem/jdbc/<name>/statements.sql}
- * (overriding, by name, the shared ones in {@code dev/idem/jdbc/common/statements.sql}) and numbered
- * migrations {@code V<n>__<description>.sql} beside them. Adding a database means adding one folder
- * and one constant.
+ * A database's SQL for idem, as data, and what the database needs done differently, as explicit
+ * capabilities. Each JDBC module keeps its statements in {@code <its package>/<name>/<file>.sql}
+ * (overriding, by name, the shared ones in {@code <its package>/common/<file>.sql}) and its numbered
+ * migrations {@code V<n>__<description>.sql} beside them; idem-jdbc's own are {@code statements.sql}
+ * and the records' migration under {@code dev/idem/jdbc/<name>/}. Adding a database means adding one
+ * folder per module and one constant; a component refuses at {@code build()} a dialect whose files
+ * lack a statement it runs.
  */
 public enum Dialect {
-    POSTGRESQL("postgresql", "PostgreSQL", Connection.TRANSACTION_READ_COMMITTED),
-    /** One writer at a time, every transaction serializable: there is no level to choose. */
-    SQLITE("sqlite", "SQLite", -1),
+    POSTGRESQL("postgresql", "PostgreSQL", MigrationLock.TRANSACTION_ADVISORY, UpsertReport.RETURNED_FLAG, false,
+            Connection.TRANSACTION_READ_COMMITTED),
+    /** One writer at a time, every transaction serializable: there is no isolation level to choose. */
+    SQLITE("sqlite", "SQLite", MigrationLock.HISTORY_WRITE, UpsertReport.ROW_COUNT, false, -1),
     /**
      * MariaDB 10.6 or later with InnoDB (it needs {@code INSERT … RETURNING} and {@code SKIP LOCKED}).
      * Only MariaDB is detected: MySQL differs in collations and {@code RETURNING} and is not supported.
      */
-    MARIADB("mariadb", "MariaDB", Connection.TRANSACTION_REPEATABLE_READ);
+    MARIADB("mariadb", "MariaDB", MigrationLock.SESSION_NAMED, UpsertReport.SEPARATE_UPDATE, true,
+            Connection.TRANSACTION_REPEATABLE_READ);
+
+    /** How instances starting together take turns applying migrations. */
+    public enum MigrationLock {
+        /** {@code lock_migrations}: a lock held to the end of the migration's transaction, taken before anything else (PostgreSQL). */
+        TRANSACTION_ADVISORY,
+        /** {@code lock_history}: a no-op write to the history table takes the database's write lock (SQLite). */
+        HISTORY_WRITE,
+        /**
+         * {@code lock_migrations_session} / {@code unlock_migrations_session}: a named lock the session holds across all of
+         * a track's migrations, since DDL commits implicitly (MariaDB).
+         */
+        SESSION_NAMED
+    }
+
+    /** How an upsert tells an insert from an update. */
+    public enum UpsertReport {
+        /** {@code upsert_inserted_flag}: the upsert returns whether it inserted (PostgreSQL). */
+        RETURNED_FLAG,
+        /** {@code upsert_update} and {@code upsert_exists}: insert-or-ignore, then a guarded update (MariaDB). */
+        SEPARATE_UPDATE,
+        /** The row count of a guarded upsert, with a look-up before it (SQLite). */
+        ROW_COUNT
+    }
 
     private final String folder;
     private final String displayName;
+    private final MigrationLock migrationLock;
+    private final UpsertReport upsertReport;
+    private final boolean innodbRules;
     private final int storeIsolation;
 
-    Dialect(String folder, String displayName, int storeIsolation) {
+    Dialect(String folder, String displayName, MigrationLock migrationLock, UpsertReport upsertReport, boolean innodbRules,
+            int storeIsolation) {
+        this.storeIsolation = storeIsolation;
         this.folder = folder;
         this.displayName = displayName;
-        this.storeIsolation = storeIsolation;
+        this.migrationLock = migrationLock;
+        this.upsertReport = upsertReport;
+        this.innodbRules = innodbRules;
+    }
+
+    public MigrationLock migrationLock() {
+        return migrationLock;
+    }
+
+    public UpsertReport upsertReport() {
+        return upsertReport;
+    }
+
+    /**
+     * Whether a claim of an existing key takes three steps ({@code claim}, {@code claim_takeover_update},
+     * {@code claim_taken}), ending its transaction between them to drop the shared lock the duplicate
+     * check took (MariaDB); elsewhere one {@code claim} statement takes over in place.
+     */
+    public boolean claimsInThreeSteps() {
+        return innodbRules;
+    }
+
+    /**
+     * Whether an {@code UPDATE} reports changed rather than matched rows (MariaDB without
+     * {@code useAffectedRows=false}), so that a write that changed nothing asks {@code token_held}
+     * whether the token was still current.
+     */
+    public boolean countsChangedRows() {
+        return innodbRules;
+    }
+
+    /**
+     * Whether a claim in the caller's transaction may roll that transaction back (MariaDB), so that
+     * {@code transaction_has_work} first refuses a transaction that already did work.
+     */
+    public boolean guardsCallersTransaction() {
+        return innodbRules;
+    }
+
+    /**
+     * Whether the outbox relay's lease, release and purge run at READ COMMITTED, leasing the heads
+     * first and each aggregate's rows after ({@code outbox_lease_heads}, {@code outbox_lease_aggregate};
+     * MariaDB). Under REPEATABLE READ their locking scans would keep every row they looked at locked,
+     * and the gaps between index entries too, so two relays leasing different aggregates, or a relay and
+     * a business transaction appending, could wait on each other in a cycle; under READ COMMITTED
+     * InnoDB keeps only the rows it takes.
+     */
+    public boolean scansReadCommitted() {
+        return innodbRules;
+    }
+
+    /**
+     * Whether a plain read in a transaction may see a snapshot older than the lock it took (InnoDB's
+     * consistent reads under REPEATABLE READ), so that a read after the lock must be a locking read
+     * ({@code window_range_locked}).
+     */
+    public boolean readsSnapshotUnderLock() {
+        return innodbRules;
+    }
+
+    /**
+     * The isolation the key store's statements are written for (a {@code Connection.TRANSACTION_*}
+     * constant, or -1 where the database has one level): on PostgreSQL READ COMMITTED, where an
+     * {@code INSERT … ON CONFLICT} meeting a concurrent claim waits for it and sees its outcome instead
+     * of failing as a serialization conflict; on MariaDB REPEATABLE READ, InnoDB's default, under
+     * which the claim's locking reads were designed and tested. The store runs its own statements at
+     * this level whatever the pool's default.
+     */
+    public int storeIsolation() {
+        return storeIsolation;
     }
 
     /** The dialect for the connection's database, from its product name. */
@@ -47,24 +149,12 @@ public enum Dialect {
                 + "'; supported: PostgreSQL, SQLite, MariaDB");
     }
 
-    /** Resource folder holding this dialect's SQL, e.g. {@code dev/idem/jdbc/postgresql/}. */
+    /** Resource folder of idem-jdbc's own SQL for this dialect, e.g. {@code dev/idem/jdbc/postgresql/}. */
     public String resourceFolder() {
         return "dev/idem/jdbc/" + folder + "/";
     }
 
     public String displayName() {
         return displayName;
-    }
-
-    /**
-     * The isolation the key store's statements are written for (a {@code Connection.TRANSACTION_*}
-     * constant, or -1 where the database has one level): on PostgreSQL READ COMMITTED, where an
-     * {@code INSERT … ON CONFLICT} meeting a concurrent claim waits for it and sees its outcome instead
-     * of failing as a serialization conflict; on MariaDB REPEATABLE READ, InnoDB's default, under
-     * which the claim's locking reads were designed and tested. The store runs its own statements at
-     * this level whatever the pool's default.
-     */
-    public int storeIsolation() {
-        return storeIsolation;
     }
 }

@@ -5,15 +5,17 @@ import dev.idem.LeaseLostException;
 import dev.idem.Scope;
 import dev.idem.StoreException;
 import dev.idem.StoredResponse;
+import dev.idem.jdbc.internal.Dialects;
 import dev.idem.jdbc.internal.HeaderCodec;
 import dev.idem.jdbc.internal.Jdbc;
 import dev.idem.jdbc.internal.Isolation;
+import dev.idem.jdbc.internal.Migrator;
 import dev.idem.jdbc.internal.ReservedConnection;
 import dev.idem.jdbc.internal.ResponseCache;
 import dev.idem.jdbc.internal.SqlStatements;
 import dev.idem.jdbc.internal.Tables;
-import dev.idem.jdbc.internal.Transactions;
 import dev.idem.jdbc.internal.Transactions.SqlWork;
+import dev.idem.jdbc.internal.Transactions;
 import dev.idem.spi.ClaimOutcome;
 import dev.idem.spi.ClaimRequest;
 import dev.idem.spi.HeldLease;
@@ -37,8 +39,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.Optional;
+import java.util.Set;
 import javax.sql.DataSource;
 
 /**
@@ -84,20 +86,33 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     private final ResponseCache cache;
     /** The connection lease renewals run on, out of the application's reach. */
     private final ReservedConnection renewalConnection;
-    /** The dialect's separate takeover statement (MariaDB), or null where the claim statement takes over itself. */
-    private final String takeoverUpdate;
-
     private JdbcIdempotencyStore(DataSource dataSource, Dialect dialect, String tableName, int cacheEntries, DataSource renewals,
-            Isolation isolation) {
+            SqlStatements.Source sqlSource, Isolation isolation) {
         this.dataSource = dataSource;
         this.renewalConnection = new ReservedConnection(renewals == null ? dataSource : renewals, isolation);
         this.transactions = new Transactions(dataSource, isolation);
         this.dialect = dialect;
         this.tableName = tableName;
-        this.sql = SqlStatements.load(dialect.resourceFolder(), tableName);
+        this.sql = SqlStatements.load(dialect, sqlSource, null, Map.of(Tables.DEFAULT_RECORD_TABLE, tableName), requiredStatements(dialect));
         this.name = dialect.displayName() + " store";
         this.cache = cacheEntries > 0 ? new ResponseCache(cacheEntries) : null;
-        this.takeoverUpdate = sql.find("claim_takeover_update").orElse(null);
+    }
+
+    /** Every statement the store and its transactional mode run on {@code dialect}; checked when the store is built. */
+    static List<String> requiredStatements(Dialect dialect) {
+        List<String> names = new ArrayList<>(List.of("claim", "lookup", "checkpoint", "complete", "release", "renew", "find", "purge",
+                "renew_locked", "renew_many_row", "renew_many_lock", "renew_many_states"));
+        names.addAll(Migrator.requiredStatements(dialect));
+        if (dialect.claimsInThreeSteps()) {
+            names.addAll(List.of("claim_takeover_update", "claim_taken"));
+        }
+        if (dialect.countsChangedRows()) {
+            names.add("token_held");
+        }
+        if (dialect.guardsCallersTransaction()) {
+            names.add("transaction_has_work");
+        }
+        return names;
     }
 
     public static Builder builder(DataSource dataSource) {
@@ -117,14 +132,15 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         return cache == null ? 0 : cache.maxEntries();
     }
 
-    DataSource dataSource() {
+    /** The database the store runs on; the inbox and the outbox built from the store share it. */
+    public DataSource dataSource() {
         return dataSource;
     }
 
     /** Creates or upgrades the table by applying the dialect's migrations not yet applied; safe to run concurrently. */
     public void migrate() {
         inConnection("migrate", null, c -> {
-            new Migrator(dialect, sql, tableName).migrate(c);
+            new Migrator(dialect, sql, Dialect.class, Tables.DEFAULT_RECORD_TABLE, Map.of(Tables.DEFAULT_RECORD_TABLE, tableName)).migrate(c);
             return null;
         });
     }
@@ -332,11 +348,10 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      * that already did work, instead of discarding that work without a word.
      */
     private void requireFirstWork(Connection c) throws SQLException {
-        Optional<String> check = sql.find("transaction_has_work");
-        if (check.isEmpty() || c.getAutoCommit()) {
+        if (!dialect.guardsCallersTransaction() || c.getAutoCommit()) {
             return;
         }
-        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(check.get())) {
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql.get("transaction_has_work"))) {
             if (rs.next() && rs.getInt(1) != 0) {
                 throw new IllegalStateException("on " + dialect.displayName() + " the transactional claim must be the first work of its "
                         + "transaction: the claim may roll the transaction back (to drop a lock, or after a deadlock), which would "
@@ -347,7 +362,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     /** @param expiresIn if not null, gets a replayed record's remaining life in ms on the database's clock */
     private ClaimOutcome claim(Connection c, ClaimRequest request, long[] expiresIn) throws SQLException {
-        boolean byUpdate = takeoverUpdate != null;
+        boolean byUpdate = dialect.claimsInThreeSteps();
         for (int round = 0; round < MAX_CLAIM_ROUNDS; round++) {
             try {
                 ClaimOutcome settled = tryAcquire(c, request, expiresIn);
@@ -393,7 +408,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         ClaimOutcome.Acquired acquired;
         try {
             int updated;
-            try (PreparedStatement ps = c.prepareStatement(takeoverUpdate)) {
+            try (PreparedStatement ps = c.prepareStatement(sql.get("claim_takeover_update"))) {
                 long retentionMs = request.retention().toMillis();
                 ps.setLong(1, retentionMs);
                 ps.setLong(2, retentionMs);
@@ -525,15 +540,14 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     }
 
     /**
-     * Where the dialect has {@code token_held} (MariaDB): whether a write that reported no row still
+     * Where the dialect {@linkplain Dialect#countsChangedRows counts changed rows} (MariaDB): whether a write that reported no row still
      * found the token current, i.e. it matched but changed nothing. Elsewhere 0 rows means stale.
      */
     private boolean tokenHeld(Connection c, RecordKey id, long token) throws SQLException {
-        Optional<String> check = sql.find("token_held");
-        if (check.isEmpty()) {
+        if (!dialect.countsChangedRows()) {
             return false;
         }
-        try (PreparedStatement ps = c.prepareStatement(check.get())) {
+        try (PreparedStatement ps = c.prepareStatement(sql.get("token_held"))) {
             ps.setString(1, id.scope().value());
             ps.setString(2, id.key().value());
             ps.setLong(3, token);
@@ -614,6 +628,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         private String tableName = Tables.DEFAULT_RECORD_TABLE;
         private int responseCache;
         private DataSource renewalDataSource;
+        private SqlStatements.Source sqlSource = SqlStatements.Source.of(Dialect.class);
 
         private Builder(DataSource dataSource) {
             this.dataSource = Objects.requireNonNull(dataSource, "dataSource is null");
@@ -665,6 +680,12 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             return this;
         }
 
+        /** Test seam: where the SQL is read from, e.g. the dialect's files with a statement left out. */
+        Builder sqlSource(SqlStatements.Source sqlSource) {
+            this.sqlSource = Objects.requireNonNull(sqlSource, "sqlSource is null");
+            return this;
+        }
+
         /**
          * Builds the store, detecting the dialect if none was set and, on SQLite, checking the
          * settings idem relies on.
@@ -674,12 +695,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
          */
         public JdbcIdempotencyStore build() {
             try (Connection c = dataSource.getConnection()) {
-                Dialect chosen = dialect != null ? dialect : Dialect.detect(c);
-                if (chosen == Dialect.SQLITE) {
-                    Sqlite.checkSettings(c);
-                }
+                Dialect chosen = Dialects.resolve(c, dialect);
                 Isolation isolation = Isolation.require(chosen.storeIsolation(), c);
-                return new JdbcIdempotencyStore(dataSource, chosen, tableName, responseCache, renewalDataSource, isolation);
+                return new JdbcIdempotencyStore(dataSource, chosen, tableName, responseCache, renewalDataSource, sqlSource, isolation);
             } catch (SQLException e) {
                 throw StoreException.failed("JDBC store", "connect", null, e);
             }

@@ -9,6 +9,8 @@ import dev.idem.InFlightPolicy;
 import dev.idem.Outcome;
 import dev.idem.Scope;
 import dev.idem.StoredResponse;
+import dev.idem.jdbc.testing.Backends;
+import dev.idem.jdbc.testing.DelegatingDataSource;
 import dev.idem.testing.RealServices;
 import dev.idem.testing.TestDatabase;
 import java.lang.reflect.InvocationTargetException;

@@ -13,6 +13,7 @@ import dev.idem.ResponseTooLargeException;
 import dev.idem.Scope;
 import dev.idem.StoreException;
 import dev.idem.StoredResponse;
+import dev.idem.jdbc.testing.Backends;
 import dev.idem.spi.ClaimOutcome;
 import dev.idem.spi.ClaimRequest;
 import dev.idem.spi.IdempotencyRecord;

@@ -10,6 +10,7 @@ import dev.idem.IdempotencyKey;
 import dev.idem.Outcome;
 import dev.idem.Scope;
 import dev.idem.StoredResponse;
+import dev.idem.jdbc.testing.Backends;
 import dev.idem.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

@@ -1,5 +1,7 @@
 package dev.idem.jdbc;
 
+import dev.idem.jdbc.testing.Backends;
+
 class MariadbLeaseUnderPressureTest extends LeaseUnderPressureContract {
     @Override
     protected Backends backend() {

@@ -6,6 +6,7 @@ import dev.idem.Fingerprint;
 import dev.idem.IdempotencyKey;
 import dev.idem.Scope;
 import dev.idem.StoredResponse;
+import dev.idem.jdbc.testing.Backends;
 import dev.idem.spi.ClaimOutcome;
 import dev.idem.spi.ClaimRequest;
 import dev.idem.spi.RecordKey;

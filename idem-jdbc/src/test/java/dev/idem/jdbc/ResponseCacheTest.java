@@ -10,6 +10,7 @@ import dev.idem.Outcome;
 import dev.idem.Scope;
 import dev.idem.StoredResponse;
 import dev.idem.jdbc.internal.ResponseCache;
+import dev.idem.jdbc.testing.Backends;
 import dev.idem.spi.ClaimOutcome;
 import dev.idem.spi.ClaimRequest;
 import dev.idem.spi.RecordKey;
@@ -18,9 +19,9 @@ import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.time.Duration;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.api.Test;
 
 /** The optional cache of completed responses: final answers only, per scope, never past expiry. */
 class ResponseCacheTest {

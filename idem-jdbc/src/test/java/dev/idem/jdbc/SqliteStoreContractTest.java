@@ -1,5 +1,6 @@
 package dev.idem.jdbc;
 
+import dev.idem.jdbc.testing.Backends;
 import dev.idem.spi.IdempotencyStore;
 import dev.idem.testing.IdempotencyStoreContract;
 import dev.idem.testing.TestDatabase;

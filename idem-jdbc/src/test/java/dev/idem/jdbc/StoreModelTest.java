@@ -18,6 +18,7 @@ import dev.idem.jdbc.ActionSequences.Release;
 import dev.idem.jdbc.ActionSequences.Renew;
 import dev.idem.jdbc.ActionSequences.Scenario;
 import dev.idem.jdbc.ActionSequences.Shrunk;
+import dev.idem.jdbc.testing.Backends;
 import dev.idem.spi.ClaimOutcome;
 import dev.idem.spi.ClaimRequest;
 import dev.idem.spi.IdempotencyRecord;

@@ -8,6 +8,7 @@ import dev.idem.IdempotencyKey;
 import dev.idem.Scope;
 import dev.idem.StoredResponse;
 import dev.idem.Sweeper;
+import dev.idem.jdbc.testing.Backends;
 import dev.idem.spi.ClaimOutcome;
 import dev.idem.spi.ClaimRequest;
 import dev.idem.spi.RecordKey;

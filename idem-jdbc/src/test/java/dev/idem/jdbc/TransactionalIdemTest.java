@@ -10,6 +10,7 @@ import dev.idem.Outcome;
 import dev.idem.ResponseTooLargeException;
 import dev.idem.Scope;
 import dev.idem.StoredResponse;
+import dev.idem.jdbc.testing.Backends;
 import dev.idem.spi.RecordKey;
 import dev.idem.spi.RecordState;
 import dev.idem.testing.TestDatabase;

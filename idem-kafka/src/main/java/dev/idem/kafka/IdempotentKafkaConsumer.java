@@ -1,8 +1,8 @@
 package dev.idem.kafka;
 
-import dev.idem.jdbc.Inbox;
-import dev.idem.jdbc.InboxMessage;
-import dev.idem.jdbc.InboxOutcome;
+import dev.idem.inbox.Inbox;
+import dev.idem.inbox.InboxMessage;
+import dev.idem.inbox.InboxOutcome;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;

@@ -2,17 +2,20 @@ package dev.idem.kafka;
 
 import dev.idem.StoreException;
 import dev.idem.jdbc.Dialect;
-import dev.idem.kafka.internal.SqlFiles;
+import dev.idem.jdbc.internal.Jdbc;
+import dev.idem.jdbc.internal.Migrator;
+import dev.idem.jdbc.internal.SqlStatements;
+import dev.idem.jdbc.internal.Tables;
+import dev.idem.jdbc.internal.Transactions;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -33,26 +36,40 @@ import org.apache.kafka.common.TopicPartition;
  * }</pre>
  *
  * <p>The table ({@code idem_kafka_offset} by default) is created by the dialect's numbered migration
- * in {@code dev/idem/kafka/<postgresql|sqlite>/}, and its history is kept in
- * {@code <table>_schema_history}, as idem-jdbc's components do. Writes are upserts
- * ({@code INSERT … ON CONFLICT … DO UPDATE}); the last write wins, as with a Kafka commit. Thread-safe.
+ * in {@code dev/idem/kafka/<postgresql|sqlite|mariadb>/}, applied by idem-jdbc's migrator (its history
+ * in {@code <table>_schema_history}, under the dialect's migration lock), and its statements are
+ * loaded and checked at {@link Builder#build()} by idem-jdbc's loader. Writes are upserts
+ * ({@code INSERT … ON CONFLICT … DO UPDATE}, on MariaDB {@code ON DUPLICATE KEY UPDATE}); the last write
+ * wins, as with a Kafka commit. Driver messages in its exceptions are redacted as idem-jdbc's are. Thread-safe.
  */
 public final class KafkaOffsetStore {
     /** The default table name; the SQL files are written with it. */
     public static final String DEFAULT_TABLE = "idem_kafka_offset";
 
-    private static final List<String> MIGRATIONS = List.of("V1__create_idem_kafka_offset");
+    /** idem-kafka's own sequence of numbered files, one per dialect. */
+    private static final List<Migrator.Migration> MIGRATIONS = List.of(new Migrator.Migration(1, "create_idem_kafka_offset", DEFAULT_TABLE));
 
-    private final DataSource dataSource;
+    private final Transactions transactions;
     private final Dialect dialect;
     private final String tableName;
-    private final Map<String, String> sql;
+    private final Map<String, String> tableNames;
+    private final SqlStatements.Source files;
+    private final SqlStatements sql;
 
-    private KafkaOffsetStore(DataSource dataSource, Dialect dialect, String tableName) {
-        this.dataSource = dataSource;
+    private KafkaOffsetStore(DataSource dataSource, Dialect dialect, String tableName, SqlStatements.Source files) {
+        this.transactions = new Transactions(dataSource);
         this.dialect = dialect;
         this.tableName = tableName;
-        this.sql = SqlFiles.statements(folder(dialect) + "offsets.sql", DEFAULT_TABLE, tableName);
+        this.tableNames = Map.of(DEFAULT_TABLE, tableName);
+        this.files = files;
+        this.sql = SqlStatements.load(dialect, files, "offsets.sql", tableNames, requiredStatements(dialect));
+    }
+
+    /** Every statement the offset store runs on {@code dialect}; checked when it is built. */
+    static List<String> requiredStatements(Dialect dialect) {
+        List<String> names = new ArrayList<>(List.of("offset_write", "offset_read"));
+        names.addAll(Migrator.requiredStatements(dialect));
+        return names;
     }
 
     public static Builder builder(DataSource dataSource) {
@@ -61,21 +78,17 @@ public final class KafkaOffsetStore {
 
     /**
      * Creates the offset table if its migrations have not run yet: each in its own transaction
-     * under a lock (PostgreSQL: an advisory lock; SQLite: the write lock), safe when several
-     * instances start together.
+     * under a lock (PostgreSQL: an advisory lock; SQLite: the write lock; MariaDB: a named lock),
+     * safe when several instances start together.
      */
     public void migrate() {
-        try (Connection c = dataSource.getConnection()) {
-            boolean autoCommit = c.getAutoCommit();
-            try {
-                for (int i = 0; i < MIGRATIONS.size(); i++) {
-                    apply(c, i + 1, MIGRATIONS.get(i));
-                }
-            } finally {
-                c.setAutoCommit(autoCommit);
-            }
+        try {
+            transactions.onConnection(c -> {
+                new Migrator(dialect, sql, files, MIGRATIONS, DEFAULT_TABLE, tableNames).migrate(c);
+                return null;
+            });
         } catch (SQLException e) {
-            throw StoreException.failed(displayName(), "migrate", null, e);
+            throw StoreException.failed(displayName(), "migrate", null, Jdbc.redacted(e));
         }
     }
 
@@ -119,27 +132,29 @@ public final class KafkaOffsetStore {
         for (TopicPartition tp : partitions) {
             topics.add(tp.topic());
         }
+        try {
+            return transactions.onConnection(c -> read(c, groupId, topics, partitions));
+        } catch (SQLException e) {
+            throw StoreException.failed(displayName(), "read offsets of group '" + groupId + "'", null, Jdbc.redacted(e));
+        }
+    }
+
+    private Map<TopicPartition, Long> read(Connection c, String groupId, Set<String> topics, Collection<TopicPartition> partitions)
+            throws SQLException {
         Map<TopicPartition, Long> out = new HashMap<>();
-        try (Connection c = dataSource.getConnection()) {
-            for (String topic : topics) {
-                try (PreparedStatement ps = c.prepareStatement(sql.get("offset_read"))) {
-                    ps.setString(1, groupId);
-                    ps.setString(2, topic);
-                    try (ResultSet rs = ps.executeQuery()) {
-                        while (rs.next()) {
-                            TopicPartition tp = new TopicPartition(topic, rs.getInt(1));
-                            if (partitions.contains(tp)) {
-                                out.put(tp, rs.getLong(2));
-                            }
+        for (String topic : topics) {
+            try (PreparedStatement ps = c.prepareStatement(sql.get("offset_read"))) {
+                ps.setString(1, groupId);
+                ps.setString(2, topic);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        TopicPartition tp = new TopicPartition(topic, rs.getInt(1));
+                        if (partitions.contains(tp)) {
+                            out.put(tp, rs.getLong(2));
                         }
                     }
                 }
             }
-            if (!c.getAutoCommit()) {
-                c.commit();
-            }
-        } catch (SQLException e) {
-            throw StoreException.failed(displayName(), "read offsets of group '" + groupId + "'", null, e);
         }
         return out;
     }
@@ -155,60 +170,6 @@ public final class KafkaOffsetStore {
     @Override
     public String toString() {
         return "KafkaOffsetStore[" + dialect.displayName() + ", table=" + tableName + "]";
-    }
-
-    // ---- migrations ----------------------------------------------------------------------------------
-
-    private void apply(Connection c, int version, String description) throws SQLException {
-        String resource = folder(dialect) + description + ".sql";
-        String script = SqlFiles.read(resource);
-        if (script == null) {
-            throw new IllegalStateException("migration " + resource + " is missing from the class path");
-        }
-        c.setAutoCommit(false);
-        try {
-            try (Statement st = c.createStatement()) {
-                if (sql.containsKey("lock_migrations")) {
-                    st.execute(sql.get("lock_migrations"));
-                }
-                st.execute(sql.get("create_history"));
-                if (sql.containsKey("lock_history")) {
-                    st.execute(sql.get("lock_history"));
-                }
-            }
-            String history = tableName + "_schema_history";
-            boolean applied;
-            try (PreparedStatement ps = c.prepareStatement("SELECT 1 FROM " + history + " WHERE version = ?")) {
-                ps.setInt(1, version);
-                try (ResultSet rs = ps.executeQuery()) {
-                    applied = rs.next();
-                }
-            }
-            if (!applied) {
-                try (Statement st = c.createStatement()) {
-                    for (String statement : SqlFiles.scriptStatements(script)) {
-                        st.execute(SqlFiles.rename(statement, DEFAULT_TABLE, tableName));
-                    }
-                }
-                try (PreparedStatement ps = c.prepareStatement(
-                        "INSERT INTO " + history + " (version, description, applied_at) VALUES (?, ?, ?)")) {
-                    ps.setInt(1, version);
-                    ps.setString(2, description.substring(description.indexOf("__") + 2));
-                    ps.setLong(3, System.currentTimeMillis());
-                    ps.executeUpdate();
-                }
-            }
-            c.commit();
-        } catch (SQLException | RuntimeException e) {
-            c.rollback();
-            throw e;
-        } finally {
-            c.setAutoCommit(true);
-        }
-    }
-
-    private static String folder(Dialect dialect) {
-        return "dev/idem/kafka/" + dialect.name().toLowerCase(Locale.ROOT) + "/";
     }
 
     private String displayName() {
@@ -228,6 +189,7 @@ public final class KafkaOffsetStore {
         private final DataSource dataSource;
         private Dialect dialect;
         private String tableName = DEFAULT_TABLE;
+        private SqlStatements.Source sqlSource = SqlStatements.Source.of(KafkaOffsetStore.class);
 
         private Builder(DataSource dataSource) {
             this.dataSource = Objects.requireNonNull(dataSource, "dataSource is null");
@@ -241,19 +203,28 @@ public final class KafkaOffsetStore {
 
         /** Default {@code idem_kafka_offset}. A lower-case SQL identifier of at most 48 characters. */
         public Builder tableName(String tableName) {
-            this.tableName = SqlFiles.checkTableName(tableName);
+            this.tableName = Tables.checkName(tableName);
             return this;
         }
 
-        /** @throws StoreException if the dialect must be detected and the database cannot be reached */
+        /** Test seam: where the SQL is read from, e.g. the dialect's files with a statement left out. */
+        Builder sqlSource(SqlStatements.Source sqlSource) {
+            this.sqlSource = Objects.requireNonNull(sqlSource, "sqlSource is null");
+            return this;
+        }
+
+        /**
+         * @throws StoreException        if the dialect must be detected and the database cannot be reached
+         * @throws IllegalStateException if the dialect's SQL lacks a statement the store runs
+         */
         public KafkaOffsetStore build() {
             if (dialect != null) {
-                return new KafkaOffsetStore(dataSource, dialect, tableName);
+                return new KafkaOffsetStore(dataSource, dialect, tableName, sqlSource);
             }
             try (Connection c = dataSource.getConnection()) {
-                return new KafkaOffsetStore(dataSource, Dialect.detect(c), tableName);
+                return new KafkaOffsetStore(dataSource, Dialect.detect(c), tableName, sqlSource);
             } catch (SQLException e) {
-                throw StoreException.failed("Kafka offset store", "connect", null, e);
+                throw StoreException.failed("Kafka offset store", "connect", null, Jdbc.redacted(e));
             }
         }
     }

@@ -1,7 +1,7 @@
 package dev.idem.kafka;
 
-import dev.idem.jdbc.OutboxMessage;
-import dev.idem.jdbc.OutboxPublisher;
+import dev.idem.outbox.OutboxMessage;
+import dev.idem.outbox.OutboxPublisher;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
@@ -21,7 +21,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
- * Publishes outbox events to Kafka for an {@link dev.idem.jdbc.OutboxRelay}, on the idempotent
+ * Publishes outbox events to Kafka for an {@link dev.idem.outbox.OutboxRelay}, on the idempotent
  * producer ({@code enable.idempotence=true}, {@code acks=all}):
  * <ul>
  * <li>key = the aggregate id, so one aggregate's events land in one partition, in sequence order;</li>

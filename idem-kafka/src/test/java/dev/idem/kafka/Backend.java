@@ -16,6 +16,12 @@ enum Backend {
         TestDatabase open() {
             return RealServices.sqlite();
         }
+    },
+    MARIADB {
+        @Override
+        TestDatabase open() {
+            return RealServices.mariadb();
+        }
     };
 
     abstract TestDatabase open();

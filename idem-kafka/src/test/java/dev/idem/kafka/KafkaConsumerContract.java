@@ -3,12 +3,12 @@ package dev.idem.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.idem.jdbc.Inbox;
-import dev.idem.jdbc.InboxOutcome;
-import dev.idem.jdbc.Outbox;
-import dev.idem.jdbc.OutboxMessage;
-import dev.idem.jdbc.OutboxRelay;
-import dev.idem.jdbc.QuarantinedMessage;
+import dev.idem.inbox.Inbox;
+import dev.idem.inbox.InboxOutcome;
+import dev.idem.outbox.Outbox;
+import dev.idem.outbox.OutboxMessage;
+import dev.idem.outbox.OutboxRelay;
+import dev.idem.inbox.QuarantinedMessage;
 import dev.idem.testing.TestDatabase;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;

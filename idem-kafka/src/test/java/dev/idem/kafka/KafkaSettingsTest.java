@@ -3,7 +3,7 @@ package dev.idem.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.idem.jdbc.Inbox;
+import dev.idem.inbox.Inbox;
 import dev.idem.testing.RealServices;
 import dev.idem.testing.TestDatabase;
 import java.nio.ByteBuffer;

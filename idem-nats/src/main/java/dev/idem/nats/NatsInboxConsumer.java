@@ -1,9 +1,9 @@
 package dev.idem.nats;
 
-import dev.idem.jdbc.BrokerBatch;
-import dev.idem.jdbc.Inbox;
-import dev.idem.jdbc.InboxMessage;
-import dev.idem.jdbc.InboxOutcome;
+import dev.idem.inbox.BrokerBatch;
+import dev.idem.inbox.Inbox;
+import dev.idem.inbox.InboxMessage;
+import dev.idem.inbox.InboxOutcome;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;

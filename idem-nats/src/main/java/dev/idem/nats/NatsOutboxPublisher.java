@@ -1,7 +1,7 @@
 package dev.idem.nats;
 
-import dev.idem.jdbc.OutboxMessage;
-import dev.idem.jdbc.OutboxPublisher;
+import dev.idem.outbox.OutboxMessage;
+import dev.idem.outbox.OutboxPublisher;
 import io.nats.client.Connection;
 import io.nats.client.JetStream;
 import io.nats.client.JetStreamApiException;

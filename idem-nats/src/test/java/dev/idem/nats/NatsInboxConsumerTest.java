@@ -3,9 +3,9 @@ package dev.idem.nats;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.idem.jdbc.Inbox;
-import dev.idem.jdbc.InboxOutcome;
-import dev.idem.jdbc.QuarantinedMessage;
+import dev.idem.inbox.Inbox;
+import dev.idem.inbox.InboxOutcome;
+import dev.idem.inbox.QuarantinedMessage;
 import io.nats.client.Message;
 import io.nats.client.PublishOptions;
 import io.nats.client.Subscription;

@@ -3,11 +3,11 @@ package dev.idem.nats;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.idem.jdbc.Inbox;
-import dev.idem.jdbc.Outbox;
-import dev.idem.jdbc.OutboxListener;
-import dev.idem.jdbc.OutboxMessage;
-import dev.idem.jdbc.OutboxRelay;
+import dev.idem.inbox.Inbox;
+import dev.idem.outbox.Outbox;
+import dev.idem.outbox.OutboxListener;
+import dev.idem.outbox.OutboxMessage;
+import dev.idem.outbox.OutboxRelay;
 import dev.idem.testing.Ledger;
 import io.nats.client.JetStreamSubscription;
 import io.nats.client.Message;

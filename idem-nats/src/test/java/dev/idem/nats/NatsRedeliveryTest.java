@@ -2,7 +2,7 @@ package dev.idem.nats;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.idem.jdbc.Inbox;
+import dev.idem.inbox.Inbox;
 import io.nats.client.Connection;
 import io.nats.client.Message;
 import java.time.Duration;

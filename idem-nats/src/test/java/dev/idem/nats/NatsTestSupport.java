@@ -2,8 +2,8 @@ package dev.idem.nats;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.idem.jdbc.Inbox;
-import dev.idem.jdbc.InboxListener;
+import dev.idem.inbox.Inbox;
+import dev.idem.inbox.InboxListener;
 import dev.idem.testing.Ledger;
 import dev.idem.testing.RealServices;
 import dev.idem.testing.TestDatabase;

@@ -5,11 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.rabbitmq.client.GetResponse;
 import com.rabbitmq.client.LongString;
-import dev.idem.jdbc.Inbox;
-import dev.idem.jdbc.Outbox;
-import dev.idem.jdbc.OutboxListener;
-import dev.idem.jdbc.OutboxMessage;
-import dev.idem.jdbc.OutboxRelay;
+import dev.idem.inbox.Inbox;
+import dev.idem.outbox.Outbox;
+import dev.idem.outbox.OutboxListener;
+import dev.idem.outbox.OutboxMessage;
+import dev.idem.outbox.OutboxRelay;
 import dev.idem.testing.Ledger;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

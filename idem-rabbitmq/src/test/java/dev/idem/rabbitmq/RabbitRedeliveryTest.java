@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Delivery;
-import dev.idem.jdbc.Inbox;
+import dev.idem.inbox.Inbox;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

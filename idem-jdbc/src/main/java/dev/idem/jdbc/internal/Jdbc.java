@@ -4,6 +4,9 @@ import java.sql.SQLException;
 
 /** Small JDBC chores shared by the store, the inbox and the outbox. */
 public final class Jdbc {
+    /** The most characters of a failure's message kept in a row (the inbox's quarantine, the outbox's last error). */
+    public static final int MAX_ERROR_MESSAGE = 2000;
+
     private Jdbc() {
     }
 

@@ -1,25 +1,36 @@
 package dev.idem.jdbc.internal;
 
+import dev.idem.jdbc.Dialect;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
+import java.util.Set;
 
 /**
- * Named statements: the shared {@code common/<file>} overlaid by a dialect's own {@code <file>},
- * for {@code statements.sql} and, when asked, one more file such as {@code inbox.sql}. Each statement
- * starts at a line {@code -- name: <name>} and runs to the next; other comment lines are dropped.
- * The placeholders {@code {now_ms}}, {@code {new_token}} and {@code {greatest}} are replaced by the
+ * The one loader of idem's named SQL statements. A component's statements are idem-jdbc's shared
+ * {@code dev/idem/jdbc/common/statements.sql} overlaid by the dialect's own
+ * {@code dev/idem/jdbc/<dialect>/statements.sql}, then, when the component has a file of its own,
+ * its {@code <package>/common/<file>} overlaid by {@code <package>/<dialect>/<file>}, read through the
+ * component's anchor class (so each named module reads its own resources). Each statement starts at a
+ * line {@code -- name: <name>} and runs to the next; other comment lines are dropped.
+ *
+ * <p>The placeholders {@code {now_ms}}, {@code {new_token}} and {@code {greatest}} are replaced by the
  * dialect's expressions of those names, and the default table names by the configured ones. Other
  * placeholders ({@code {rows}}, {@code {ids}}, {@code {track}}) are left for the caller to expand.
+ *
+ * <p>A component names every statement it will run when it is built; a missing one fails the build
+ * with the dialect, the file and the statement, instead of failing its first use in production.
  */
 public final class SqlStatements {
     private static final String NAME_MARK = "-- name:";
-    private static final String COMMON = "dev/idem/jdbc/common/";
     private static final String BASE_FILE = "statements.sql";
 
     private final Map<String, String> statements;
@@ -28,32 +39,95 @@ public final class SqlStatements {
         this.statements = statements;
     }
 
-    /** @param dialectFolder e.g. {@code dev/idem/jdbc/postgresql/} */
-    public static SqlStatements load(String dialectFolder, String tableName) {
-        return load(dialectFolder, null, Map.of(Tables.DEFAULT_RECORD_TABLE, tableName));
+    /**
+     * Where a component's SQL is read from: its anchor class (whose package folder holds the files) and,
+     * for tests only, statements to leave out as if the dialect's files lacked them.
+     */
+    public record Source(Class<?> anchor, Set<String> omitted) {
+        public Source {
+            omitted = Set.copyOf(omitted);
+        }
+
+        public static Source of(Class<?> anchor) {
+            return new Source(anchor, Set.of());
+        }
+
+        /** The same files as if none of them had the statement {@code name}: the seam of the build-time checks' tests. */
+        public Source without(String name) {
+            List<String> more = new ArrayList<>(omitted);
+            more.add(name);
+            return new Source(anchor, Set.copyOf(more));
+        }
+
+        /** e.g. {@code dev/idem/inbox/mariadb/} for the inbox's anchor. */
+        public String folder(Dialect dialect) {
+            return folder(dialect.name().toLowerCase(Locale.ROOT));
+        }
+
+        String folder(String name) {
+            return anchor.getPackageName().replace('.', '/') + "/" + name + "/";
+        }
+
+        /** The resource's text, or null if the anchor's module does not have it. */
+        public String read(String resource) {
+            // Class.getResourceAsStream reads the anchor's own module's resources, on the class path and the module path alike.
+            try (InputStream in = anchor.getResourceAsStream("/" + resource)) {
+                if (in == null) {
+                    return null;
+                }
+                return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot read " + resource, e);
+            }
+        }
+    }
+
+    /** The key store's statements: {@code statements.sql} only, {@code idem_record} renamed to {@code tableName}. */
+    public static SqlStatements load(Dialect dialect, String tableName, Collection<String> required) {
+        return load(dialect, Source.of(Dialect.class), null, Map.of(Tables.DEFAULT_RECORD_TABLE, tableName), required);
     }
 
     /**
-     * @param dialectFolder e.g. {@code dev/idem/jdbc/postgresql/}
-     * @param file          another statement file beside {@code statements.sql} ({@code inbox.sql}), or {@code null}
-     * @param tableNames    default table name to configured name
+     * @param source     the component's anchor class (its package folder holds {@code common/<file>} and {@code <dialect>/<file>})
+     * @param file       the component's statement file ({@code inbox.sql}), or {@code null} for {@code statements.sql} only
+     * @param tableNames default table name to configured name
+     * @param required   every statement the component runs on this dialect
+     * @throws IllegalStateException naming the dialect, the file and the statement, if one of {@code required} is missing
      */
-    public static SqlStatements load(String dialectFolder, String file, Map<String, String> tableNames) {
-        String base = dialectFolder + BASE_FILE;
-        Map<String, String> raw = parse(read(COMMON + BASE_FILE), COMMON + BASE_FILE);
-        raw.putAll(parse(read(base), base));
+    public static SqlStatements load(Dialect dialect, Source source, String file, Map<String, String> tableNames,
+            Collection<String> required) {
+        Source base = new Source(Dialect.class, source.omitted());
+        String baseFile = base.folder(dialect) + BASE_FILE;
+        Map<String, String> raw = new HashMap<>();
+        raw.putAll(parse(base.read(base.folder("common") + BASE_FILE), base.folder("common") + BASE_FILE, false));
+        raw.putAll(parse(base.read(baseFile), baseFile, true));
+        String where = baseFile;
         if (file != null) {
-            String common = read(COMMON + file);
-            String own = read(dialectFolder + file);
-            if (common == null && own == null) {
-                throw new IllegalStateException("statement file " + file + " not found on the class path");
+            String common = source.folder("common") + file;
+            String own = source.folder(dialect) + file;
+            String commonText = source.read(common);
+            String ownText = source.read(own);
+            if (commonText == null && ownText == null) {
+                throw new IllegalStateException(dialect.displayName() + " SQL: statement file " + own + " not found on the class path");
             }
-            raw.putAll(parse(common, file));
-            raw.putAll(parse(own, file));
+            raw.putAll(parse(commonText, common, false));
+            raw.putAll(parse(ownText, own, false));
+            where = own + " (over " + common + " and " + baseFile + ")";
         }
-        String nowMs = "(" + require(raw, "now_ms", base) + ")";
-        String newToken = "(" + require(raw, "new_token", base) + ")";
-        String greatest = require(raw, "greatest", base);
+        raw.keySet().removeAll(source.omitted());
+        for (String name : required) {
+            if (!raw.containsKey(name)) {
+                throw new IllegalStateException(dialect.displayName() + " SQL is incomplete: " + where
+                        + " has no statement named '" + name + "'");
+            }
+        }
+        return new SqlStatements(resolve(raw, tableNames, dialect, baseFile));
+    }
+
+    private static Map<String, String> resolve(Map<String, String> raw, Map<String, String> tableNames, Dialect dialect, String baseFile) {
+        String nowMs = "(" + require(raw, "now_ms", dialect, baseFile) + ")";
+        String newToken = "(" + require(raw, "new_token", dialect, baseFile) + ")";
+        String greatest = require(raw, "greatest", dialect, baseFile);
         // Shared fragments first: they contain the other placeholders.
         String takeover = raw.getOrDefault("claim_takeover", "");
         Map<String, String> resolved = new HashMap<>();
@@ -62,18 +136,14 @@ public final class SqlStatements {
                 .replace("{now_ms}", nowMs)
                 .replace("{new_token}", newToken)
                 .replace("{greatest}", greatest), tableNames)));
-        return new SqlStatements(resolved);
+        return resolved;
     }
 
-    /** A statement only some dialects have. */
-    public Optional<String> find(String name) {
-        return Optional.ofNullable(statements.get(name));
-    }
-
+    /** A statement the component declared when it was built; any other name is a programming error. */
     public String get(String name) {
         String sql = statements.get(name);
         if (sql == null) {
-            throw new IllegalStateException("dialect has no statement named '" + name + "'");
+            throw new IllegalStateException("no statement named '" + name + "' was loaded");
         }
         return sql;
     }
@@ -97,29 +167,22 @@ public final class SqlStatements {
         return sql.replace(placeholder, list);
     }
 
+    /** A resource of idem-jdbc itself, or null. */
     public static String read(String resource) {
-        // Class.getResourceAsStream reads this module's own resources on the class path and the module path alike.
-        try (InputStream in = SqlStatements.class.getResourceAsStream("/" + resource)) {
-            if (in == null) {
-                return null;
-            }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read " + resource, e);
-        }
+        return Source.of(Dialect.class).read(resource);
     }
 
-    private static String require(Map<String, String> raw, String name, String resource) {
+    private static String require(Map<String, String> raw, String name, Dialect dialect, String resource) {
         String sql = raw.get(name);
         if (sql == null) {
-            throw new IllegalStateException(resource + " has no statement named '" + name + "'");
+            throw new IllegalStateException(dialect.displayName() + " SQL is incomplete: " + resource + " has no statement named '" + name + "'");
         }
         return sql;
     }
 
-    private static Map<String, String> parse(String text, String resource) {
+    private static Map<String, String> parse(String text, String resource, boolean mandatory) {
         if (text == null) {
-            if (resource.endsWith(BASE_FILE)) {
+            if (mandatory) {
                 throw new IllegalStateException("dialect statements " + resource + " not found on the class path");
             }
             return Collections.emptyMap();

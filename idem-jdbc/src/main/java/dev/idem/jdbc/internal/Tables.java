@@ -39,10 +39,18 @@ public final class Tables {
      * Replaces each default table name in {@code sql}, also as the prefix of a derived name, by the
      * configured one, in one pass (a configured name is never renamed again).
      *
-     * @param names default name to configured name; defaults missing from the map stay as they are
+     * @param names default name to configured name; defaults missing from the map stay as they are. A key
+     *              that is not one of idem-jdbc's defaults (another module's table, e.g. idem-kafka's
+     *              {@code idem_kafka_offset}) is renamed as well; it must not be a prefix of another name.
      */
     public static String rename(String sql, Map<String, String> names) {
-        Matcher m = DEFAULTS.matcher(sql);
+        Pattern defaults = DEFAULTS;
+        for (String name : names.keySet()) {
+            if (!DEFAULTS.matcher(name).matches()) {
+                defaults = Pattern.compile(defaults.pattern() + "|" + Pattern.quote(name));
+            }
+        }
+        Matcher m = defaults.matcher(sql);
         StringBuilder out = new StringBuilder(sql.length() + 16);
         while (m.find()) {
             m.appendReplacement(out, Matcher.quoteReplacement(names.getOrDefault(m.group(), m.group())));

@@ -1,20 +1,6 @@
--- idem-kafka: the offset store's statements (PostgreSQL). Each starts at a "-- name:" line.
--- {now_ms} is replaced by the now_ms statement; idem_kafka_offset by the configured table name.
-
--- name: now_ms
-(extract(epoch from now()) * 1000)::bigint
-
--- name: lock_migrations
--- Held to the end of the migration's transaction, taken before the history table is created
--- (CREATE TABLE IF NOT EXISTS races between sessions in PostgreSQL).
-SELECT pg_advisory_xact_lock(hashtext('idem_kafka_offset migrations'))
-
--- name: create_history
-CREATE TABLE IF NOT EXISTS idem_kafka_offset_schema_history (
-    version     integer PRIMARY KEY,
-    description text    NOT NULL,
-    applied_at  bigint  NOT NULL
-)
+-- idem-kafka: the offset store's statements (PostgreSQL). Each starts at a "-- name:" line. The clock,
+-- the history table and the migration lock are idem-jdbc's (dev/idem/jdbc/postgresql/statements.sql);
+-- idem_kafka_offset is replaced by the configured table name.
 
 -- name: offset_write
 -- In the consumer's transaction, beside the inbox claims. Last write wins, as a Kafka commit does.

@@ -1,20 +1,6 @@
--- idem-kafka: the offset store's statements (SQLite). Each starts at a "-- name:" line.
--- {now_ms} is replaced by the now_ms statement; idem_kafka_offset by the configured table name.
-
--- name: now_ms
-CAST(unixepoch('subsec') * 1000 AS INTEGER)
-
--- name: create_history
-CREATE TABLE IF NOT EXISTS idem_kafka_offset_schema_history (
-    version     INTEGER PRIMARY KEY,
-    description TEXT    NOT NULL,
-    applied_at  INTEGER NOT NULL
-)
-
--- name: lock_history
--- Run after create_history in the migration's transaction: a write, even one that changes nothing,
--- takes SQLite's write lock until the transaction ends.
-UPDATE idem_kafka_offset_schema_history SET version = version WHERE 0
+-- idem-kafka: the offset store's statements (SQLite). Each starts at a "-- name:" line. The clock,
+-- the history table and the migration lock are idem-jdbc's (dev/idem/jdbc/sqlite/statements.sql);
+-- idem_kafka_offset is replaced by the configured table name.
 
 -- name: offset_write
 -- In the consumer's transaction, beside the inbox claims. Last write wins, as a Kafka commit does.

@@ -1,6 +1,6 @@
 package dev.idem.demo.ledger;
 
-import dev.idem.jdbc.Inbox;
+import dev.idem.inbox.Inbox;
 import dev.idem.kafka.IdempotentKafkaConsumer;
 import dev.idem.kafka.KafkaConsumerListener;
 import dev.idem.kafka.MessageIdExtractor;

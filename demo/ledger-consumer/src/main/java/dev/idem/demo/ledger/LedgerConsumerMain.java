@@ -2,7 +2,7 @@ package dev.idem.demo.ledger;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idem.jdbc.Dialect;
-import dev.idem.jdbc.Inbox;
+import dev.idem.inbox.Inbox;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -66,7 +66,7 @@ public final class LedgerConsumerMain implements Callable<Integer> {
     Path dataDir;
 
     @Option(names = "--db", paramLabel = "JDBC_URL",
-            description = "A PostgreSQL JDBC URL instead of SQLite, e.g. jdbc:postgresql://127.0.0.1:5432/test?user=postgres")
+            description = "A PostgreSQL or MariaDB JDBC URL instead of SQLite, e.g. jdbc:postgresql://127.0.0.1:5432/test?user=postgres")
     String db;
 
     @Option(names = "--reset", description = "At start, empty the ledger and (inbox mode) this consumer's inbox and quarantine rows.")
@@ -159,8 +159,9 @@ public final class LedgerConsumerMain implements Callable<Integer> {
         if (!GROUP.matcher(group).matches()) {
             throw usage("--group must have 1-200 visible ASCII characters (no spaces)");
         }
-        if (db != null && !db.startsWith("jdbc:postgresql:")) {
-            throw usage("--db must be a PostgreSQL JDBC URL (jdbc:postgresql:...); without it the ledger is SQLite under --data-dir");
+        if (db != null && !db.startsWith("jdbc:postgresql:") && !db.startsWith("jdbc:mariadb:")) {
+            throw usage("--db must be a PostgreSQL or MariaDB JDBC URL (jdbc:postgresql:... or jdbc:mariadb:...); "
+                    + "without it the ledger is SQLite under --data-dir");
         }
         if (crashAfter != null && crashAfter < 1) {
             throw usage("--crash-after must be at least 1, was " + crashAfter);

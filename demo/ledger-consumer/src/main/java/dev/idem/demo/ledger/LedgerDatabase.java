@@ -15,7 +15,7 @@ final class LedgerDatabase {
     private LedgerDatabase() {
     }
 
-    /** @param jdbcUrl a PostgreSQL URL, or null for SQLite under {@code dataDir} */
+    /** @param jdbcUrl a PostgreSQL or MariaDB URL, or null for SQLite under {@code dataDir} */
     static HikariDataSource open(Path dataDir, String jdbcUrl) {
         HikariConfig config = new HikariConfig();
         config.setPoolName("ledger-consumer");

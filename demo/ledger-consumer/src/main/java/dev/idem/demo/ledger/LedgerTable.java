@@ -44,6 +44,16 @@ final class LedgerTable {
                 message_id TEXT,
                 created_at BIGINT  NOT NULL
             )""";
+    private static final String MARIADB_DDL = """
+            CREATE TABLE IF NOT EXISTS ledger_entry (
+                entry_id   BIGINT       NOT NULL AUTO_INCREMENT PRIMARY KEY,
+                payment_id VARCHAR(255) NOT NULL,
+                card       VARCHAR(255) NOT NULL,
+                amount     BIGINT       NOT NULL,
+                currency   VARCHAR(16)  NOT NULL,
+                message_id VARCHAR(255),
+                created_at BIGINT       NOT NULL
+            ) ENGINE = InnoDB""";
     private static final String INSERT =
             "INSERT INTO ledger_entry (payment_id, card, amount, currency, message_id, created_at) VALUES (?, ?, ?, ?, ?, ?)";
     private static final String SELECT_ALL =
@@ -60,7 +70,11 @@ final class LedgerTable {
     /** Creates the table if it is missing. */
     void migrate() throws SQLException {
         try (Connection c = dataSource.getConnection(); Statement st = c.createStatement()) {
-            st.execute(dialect == Dialect.POSTGRESQL ? POSTGRESQL_DDL : SQLITE_DDL);
+            st.execute(switch (dialect) {
+                case POSTGRESQL -> POSTGRESQL_DDL;
+                case MARIADB -> MARIADB_DDL;
+                case SQLITE -> SQLITE_DDL;
+            });
         }
     }
 
@@ -69,6 +83,9 @@ final class LedgerTable {
         try (Connection c = dataSource.getConnection(); Statement st = c.createStatement()) {
             if (dialect == Dialect.POSTGRESQL) {
                 st.execute("TRUNCATE ledger_entry RESTART IDENTITY");
+            } else if (dialect == Dialect.MARIADB) {
+                // TRUNCATE recreates the table, which starts AUTO_INCREMENT at 1 again.
+                st.execute("TRUNCATE TABLE ledger_entry");
             } else {
                 boolean autoCommit = c.getAutoCommit();
                 c.setAutoCommit(false);

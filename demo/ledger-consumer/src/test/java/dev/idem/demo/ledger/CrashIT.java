@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idem.jdbc.Dialect;
-import dev.idem.jdbc.Inbox;
+import dev.idem.inbox.Inbox;
 import dev.idem.jdbc.Sqlite;
 import dev.idem.testing.RealServices;
 import java.nio.file.Files;

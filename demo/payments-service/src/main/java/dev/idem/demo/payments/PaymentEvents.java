@@ -1,7 +1,7 @@
 package dev.idem.demo.payments;
 
-import dev.idem.jdbc.Outbox;
-import dev.idem.jdbc.OutboxRelay;
+import dev.idem.outbox.Outbox;
+import dev.idem.outbox.OutboxRelay;
 import dev.idem.kafka.KafkaOutboxPublisher;
 import java.sql.Connection;
 import java.sql.SQLException;

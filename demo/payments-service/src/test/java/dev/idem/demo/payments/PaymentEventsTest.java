@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import dev.idem.jdbc.Outbox;
+import dev.idem.outbox.Outbox;
 import dev.idem.jdbc.Sqlite;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

@@ -1,0 +1,597 @@
+package dev.idem.inbox;
+
+import dev.idem.StoreException;
+import dev.idem.jdbc.Dialect;
+import dev.idem.jdbc.JdbcIdempotencyStore;
+import dev.idem.jdbc.internal.Dialects;
+import dev.idem.jdbc.internal.Guard;
+import dev.idem.jdbc.internal.Jdbc;
+import dev.idem.jdbc.internal.Migrator;
+import dev.idem.jdbc.internal.SqlStatements;
+import dev.idem.jdbc.internal.Tables;
+import dev.idem.jdbc.internal.Transactions.SqlWork;
+import dev.idem.jdbc.internal.Transactions;
+import dev.idem.spi.Purgeable;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import javax.sql.DataSource;
+
+/**
+ * An idempotent consumer's inbox: a message's claim and the handler's business writes commit in
+ * <b>one transaction</b>, so a redelivered message (the broker's at-least-once) has no second effect.
+ * Acknowledge the broker only after {@link #process} returns a {@linkplain InboxOutcome#settled()
+ * settled} outcome: a crash between the commit and the ack means a redelivery, which the inbox
+ * answers {@link InboxOutcome.Status#DUPLICATE}.
+ *
+ * <pre>{@code
+ * Inbox inbox = Inbox.builder(dataSource).build();
+ * inbox.migrate();
+ * InboxOutcome outcome = inbox.process("ledger", messageId, (connection, message) -> insertEntry(connection, ...));
+ * if (outcome.settled()) ack();
+ * }</pre>
+ *
+ * <h2>How a duplicate is told</h2>
+ * The claim is {@code INSERT … ON CONFLICT (consumer, message_id) DO NOTHING RETURNING message_id}:
+ * a row back means new. It never raises a unique violation, so a duplicate never aborts the
+ * transaction it runs in (on PostgreSQL an error would); a concurrent delivery of the same id waits
+ * on the uncommitted row and then skips it. Nothing is decided from an exception's text. MariaDB
+ * says the same with {@code INSERT IGNORE … RETURNING message_id}.
+ *
+ * <h2>Failures and the quarantine</h2>
+ * A handler that throws rolls back its writes and the claim; then, in a short transaction of its
+ * own, the failed attempt is counted durably. The delivery that reaches {@code maxAttempts} moves
+ * the message (payload, headers, last error) to the quarantine table, and every later delivery is
+ * answered {@link InboxOutcome.Status#QUARANTINED} without running the handler, while other messages
+ * keep flowing. {@link #listQuarantined}, {@link #replay} and {@link #drop} are the operator's tools.
+ *
+ * <h2>Retention</h2>
+ * A processed message is remembered for {@code retention} (default 7 days) and then {@link #purge}d;
+ * a redelivery after that would run again. <b>Retention must outlive the broker's redelivery
+ * horizon</b>: the longest time after which the broker may still hand the same message over again
+ * (Kafka: the topic's retention if consumers may rewind; RabbitMQ and NATS: how long a message may
+ * stay unacknowledged or be republished). Quarantined messages are never purged.
+ *
+ * <h2>Consumers and ids</h2>
+ * A consumer name (1–200 visible ASCII characters) scopes ids: the same message id under two
+ * consumers is processed once by each. Message ids have 1–255 characters and no control
+ * characters. Exception messages never contain a message id or payload.
+ *
+ * <p>Thread-safe; each call borrows a connection from the {@link DataSource} (pool it). Use READ
+ * COMMITTED (the default) on PostgreSQL: under REPEATABLE READ a concurrent duplicate ends in a
+ * serialization failure instead of waiting. MariaDB works under its default REPEATABLE READ (a
+ * claim is a locking write, never a snapshot read) and READ COMMITTED alike; there a claim that
+ * InnoDB picks as a deadlock victim is run again when the inbox owns the transaction.
+ */
+public final class Inbox implements Purgeable {
+    /** Ids per claim statement: 3 parameters each keeps a statement far below every driver's limit. */
+    static final int CLAIM_CHUNK = 500;
+    static final int MAX_ERROR_MESSAGE = Jdbc.MAX_ERROR_MESSAGE;
+    /** Claims run again after a deadlock the database broke (MariaDB), at most this often. */
+    static final int STATE_QUARANTINED = 2;
+    static final int STATE_PROCESSED = 1;
+    static final int STATE_DROPPED = 3;
+
+    private final Transactions transactions;
+    private final Dialect dialect;
+    private final Map<String, String> tableNames;
+    private final SqlStatements sql;
+    private final int maxAttempts;
+    private final Duration retention;
+    private final InboxListener listener;
+    private final String name;
+    private final InboxRows rows;
+    private final Quarantine quarantine;
+
+    private Inbox(Builder b, Dialect dialect) {
+        this.transactions = new Transactions(b.dataSource);
+        this.dialect = dialect;
+        this.tableNames = Map.of(Tables.DEFAULT_INBOX_TABLE, b.tableName, Tables.DEFAULT_QUARANTINE_TABLE, b.quarantineTableName);
+        this.sql = SqlStatements.load(dialect, b.sqlSource, "inbox.sql", tableNames, requiredStatements(dialect));
+        this.maxAttempts = b.maxAttempts;
+        this.retention = b.retention;
+        this.listener = b.listener;
+        this.name = dialect.displayName() + " inbox";
+        this.rows = new InboxRows(sql, retention, b.maxAttempts, listener);
+        this.quarantine = new Quarantine(this, rows, sql, retention, listener);
+    }
+
+    /** Every statement the inbox runs on {@code dialect}; checked when it is built. */
+    static List<String> requiredStatements(Dialect dialect) {
+        List<String> names = new ArrayList<>(List.of("inbox_claim", "inbox_claim_row", "inbox_states", "inbox_count_failure",
+                "inbox_quarantine_claim", "inbox_quarantine_mark", "inbox_list_quarantined", "inbox_find_quarantined",
+                "inbox_release_quarantined", "inbox_quarantine_delete", "inbox_replay_failure", "inbox_purge", "inbox_purge_failures"));
+        names.addAll(Migrator.requiredStatements(dialect));
+        return names;
+    }
+
+    /** An inbox on {@code dataSource}; the dialect is detected at {@link Builder#build()} unless set. */
+    public static Builder builder(DataSource dataSource) {
+        return new Builder(dataSource, null);
+    }
+
+    /** An inbox in the store's database, with the store's dialect. */
+    public static Builder builder(JdbcIdempotencyStore store) {
+        Objects.requireNonNull(store, "store is null");
+        return new Builder(store.dataSource(), store.dialect());
+    }
+
+    /**
+     * Creates or upgrades the inbox and quarantine tables: the dialect's inbox migrations not yet
+     * applied, under a lock, safe to run concurrently. A DBA may run the plain SQL file instead.
+     */
+    public void migrate() {
+        try {
+            transactions.onConnection(c -> {
+                new Migrator(dialect, sql, Inbox.class, Tables.DEFAULT_INBOX_TABLE, tableNames).migrate(c);
+                return null;
+            });
+        } catch (SQLException e) {
+            throw failure("migrate", null, e);
+        }
+    }
+
+    // ---- processing, one transaction per call --------------------------------------------------
+
+    /** {@link #process(String, InboxMessage, InboxHandler)} for a message known by its id only. */
+    public InboxOutcome process(String consumer, String messageId, InboxHandler handler) {
+        return process(consumer, InboxMessage.of(messageId), handler);
+    }
+
+    /**
+     * Claims the message for {@code consumer} and runs {@code handler} in one transaction.
+     *
+     * @return {@code PROCESSED} (committed), {@code DUPLICATE} (seen before; nothing ran),
+     *         {@code FAILED} (the handler threw; rolled back, attempt counted) or {@code QUARANTINED}
+     * @throws StoreException if the database failed (nothing was committed; do not acknowledge)
+     */
+    public InboxOutcome process(String consumer, InboxMessage message, InboxHandler handler) {
+        InboxNames.checkConsumer(consumer);
+        Objects.requireNonNull(message, "message is null");
+        Objects.requireNonNull(handler, "handler is null");
+        return inTransaction("process", consumer, c -> processOn(c, consumer, message, handler));
+    }
+
+    /**
+     * Claims all messages in one statement (per 500 ids) and runs {@code handler}
+     * for the new ones, in order, all in one transaction. An id that occurs twice in the batch is
+     * handled once; its later occurrences answer {@code DUPLICATE}.
+     *
+     * <p>If the handler throws for any message, the batch's transaction is rolled back and every
+     * message is processed again on its own, one transaction each, as {@link #process} would: the
+     * failing one has its attempt counted (and may be quarantined), the others commit.
+     *
+     * @return one outcome per message, in the order given
+     * @throws StoreException if the database failed (nothing of the failed transaction was committed)
+     */
+    public List<InboxOutcome> processBatch(String consumer, List<InboxMessage> messages, InboxHandler handler) {
+        Objects.requireNonNull(handler, "handler is null");
+        return batch(consumer, messages, (c, fresh) -> {
+            for (InboxMessage m : fresh) {
+                handler.handle(c, m);
+            }
+        }, handler);
+    }
+
+    /**
+     * {@link #processBatch} with a handler that gets all new messages of the batch in one call, so it
+     * can write their effects with one JDBC batch: a batch then costs a few round trips, not one per
+     * message. Claims in one statement (per 500 ids); the handler is not called if no message is new.
+     * If it throws, the batch is rolled back and each message is processed on its own, the handler
+     * getting a list of one, as {@link #process} would: the failing one is counted, the others commit.
+     *
+     * @return one outcome per message, in the order given
+     * @throws StoreException if the database failed (nothing of the failed transaction was committed)
+     */
+    public List<InboxOutcome> processBatchAtOnce(String consumer, List<InboxMessage> messages, InboxBatchHandler handler) {
+        Objects.requireNonNull(handler, "handler is null");
+        return batch(consumer, messages, handler, (c, m) -> handler.handle(c, List.of(m)));
+    }
+
+    private List<InboxOutcome> batch(String consumer, List<InboxMessage> messages, InboxBatchHandler handler, InboxHandler single) {
+        InboxNames.checkConsumer(consumer);
+        Objects.requireNonNull(messages, "messages is null");
+        if (messages.isEmpty()) {
+            return List.of();
+        }
+        Map<String, InboxMessage> firsts = new LinkedHashMap<>();
+        for (InboxMessage m : messages) {
+            Objects.requireNonNull(m, "messages contains null");
+            firsts.putIfAbsent(m.id(), m);
+        }
+        return inTransaction("process batch", consumer, c -> {
+            Map<String, InboxOutcome> outcomes = batchOn(c, consumer, firsts, handler, single);
+            List<InboxOutcome> ordered = new ArrayList<>(messages.size());
+            Set<String> seen = new HashSet<>();
+            for (InboxMessage m : messages) {
+                if (seen.add(m.id())) {
+                    ordered.add(outcomes.get(m.id()));
+                } else {
+                    ordered.add(InboxOutcome.duplicate(m.id()));
+                    Guard.run("duplicate", () -> listener.duplicate(consumer, m.id()));
+                }
+            }
+            return ordered;
+        });
+    }
+
+    // ---- in the caller's transaction ---------------------------------------------------------------
+
+    /**
+     * Claims the message in the caller's transaction, for adapters and applications that run their
+     * own (and for offsets kept in the database beside the claims). Does not commit: the claim
+     * becomes durable with the caller's commit and vanishes with its rollback. Never aborts the
+     * transaction, also not for a duplicate. If the caller's work fails, roll back and call
+     * {@link #recordFailure} so the attempt is counted.
+     *
+     * @return true if the message is new: process it; false if it was processed, dropped or is
+     *         quarantined: skip it
+     * @throws IllegalStateException if the connection is in auto-commit mode (the claim would commit alone)
+     * @throws SQLException          as the driver throws it; the caller owns the transaction
+     */
+    public boolean claim(Connection connection, String consumer, String messageId) throws SQLException {
+        return !claimBatch(connection, consumer, List.of(messageId)).isEmpty();
+    }
+
+    /**
+     * {@link #claim} for many ids in one statement (per 500 ids).
+     *
+     * @return the new ids, in the order given, each once
+     */
+    public Set<String> claimBatch(Connection connection, String consumer, Collection<String> messageIds) throws SQLException {
+        Objects.requireNonNull(connection, "connection is null");
+        InboxNames.checkConsumer(consumer);
+        Objects.requireNonNull(messageIds, "messageIds is null");
+        Set<String> ids = new LinkedHashSet<>();
+        for (String id : messageIds) {
+            ids.add(InboxNames.checkMessageId(id));
+        }
+        if (connection.getAutoCommit()) {
+            throw new IllegalStateException("claim must run in the caller's transaction, but the connection is in auto-commit mode");
+        }
+        if (ids.isEmpty()) {
+            return Set.of();
+        }
+        Set<String> claimed;
+        try {
+            claimed = rows.claimIds(connection, consumer, ids);
+        } catch (SQLException e) {
+            throw Transactions.inCallersTransaction(e, "the inbox claim");
+        }
+        Set<String> ordered = new LinkedHashSet<>();
+        for (String id : ids) {
+            if (claimed.contains(id)) {
+                ordered.add(id);
+            }
+        }
+        return Collections.unmodifiableSet(ordered);
+    }
+
+    /**
+     * Counts a failed attempt for a message whose work (begun with {@link #claim}) was rolled back,
+     * in a short transaction of its own, and quarantines the message if that was its last allowed
+     * attempt. Call it after the rollback, never inside the failed transaction.
+     *
+     * @return {@code FAILED} (redeliver it) or {@code QUARANTINED} (settle it)
+     */
+    public InboxOutcome recordFailure(String consumer, InboxMessage message, Throwable cause) {
+        InboxNames.checkConsumer(consumer);
+        Objects.requireNonNull(message, "message is null");
+        Objects.requireNonNull(cause, "cause is null");
+        return inTransaction("record failure", consumer, c -> rows.countFailure(c, consumer, message, cause));
+    }
+
+    // ---- the quarantine -------------------------------------------------------------------------
+
+    /** The administration of this inbox's quarantine: list, find, replay and drop quarantined messages. */
+    public Quarantine quarantine() {
+        return quarantine;
+    }
+
+    /** {@link Quarantine#list}; kept for the broker adapters that administer the quarantine through the inbox. */
+    public List<QuarantinedMessage> listQuarantined(String consumer, int limit) {
+        return quarantine.list(consumer, limit);
+    }
+
+    /** {@link Quarantine#find}. */
+    public Optional<QuarantinedMessage> findQuarantined(String consumer, String messageId) {
+        return quarantine.find(consumer, messageId);
+    }
+
+    /** {@link Quarantine#replay}. */
+    public InboxOutcome replay(String consumer, String messageId, InboxHandler handler) {
+        return quarantine.replay(consumer, messageId, handler);
+    }
+
+    /** {@link Quarantine#drop}. */
+    public boolean drop(String consumer, String messageId) {
+        return quarantine.drop(consumer, messageId);
+    }
+
+    // ---- retention ------------------------------------------------------------------------------
+
+    /**
+     * Deletes up to {@code limit} expired rows, processed and dropped messages first, then attempt
+     * counters, never a quarantined message; each statement is short. Run it on a schedule, e.g.
+     * with {@code Sweeper.builder(inbox)}.
+     */
+    @Override
+    public int purge(int limit) {
+        if (limit < 1) {
+            throw new IllegalArgumentException("purge limit must be at least 1, was " + limit);
+        }
+        int deleted = inTransaction("purge", null, c -> {
+            int purged = rows.executeUpdate(c, "inbox_purge", limit);
+            c.commit();
+            if (purged < limit) {
+                purged += rows.executeUpdate(c, "inbox_purge_failures", limit - purged);
+                c.commit();
+            }
+            return purged;
+        });
+        if (deleted > 0) {
+            Guard.run("purged", () -> listener.purged(deleted));
+        }
+        return deleted;
+    }
+
+    // ---- settings ---------------------------------------------------------------------------------
+
+    public Dialect dialect() {
+        return dialect;
+    }
+
+    public String tableName() {
+        return tableNames.get(Tables.DEFAULT_INBOX_TABLE);
+    }
+
+    public String quarantineTableName() {
+        return tableNames.get(Tables.DEFAULT_QUARANTINE_TABLE);
+    }
+
+    public int maxAttempts() {
+        return maxAttempts;
+    }
+
+    public Duration retention() {
+        return retention;
+    }
+
+    @Override
+    public String toString() {
+        return "Inbox[" + dialect.displayName() + ", table=" + tableName() + ", quarantine=" + quarantineTableName()
+                + ", maxAttempts=" + maxAttempts + ", retention=" + retention + "]";
+    }
+
+    // ---- on a connection in a transaction ---------------------------------------------------------
+
+    private InboxOutcome processOn(Connection c, String consumer, InboxMessage message, InboxHandler handler) throws SQLException {
+        String id = message.id();
+        if (claimFirst(c, consumer, List.of(id)).isEmpty()) {
+            InboxOutcome answer = rows.notClaimed(c, consumer, List.of(id)).get(id);
+            c.rollback();
+            report(consumer, answer);
+            return answer;
+        }
+        try {
+            handler.handle(c, message);
+        } catch (Exception e) {
+            rethrowLostRace(e);
+            Transactions.rollbackQuietly(c, e);
+            return rows.countFailure(c, consumer, message, e);
+        }
+        requireTransaction(c, consumer);
+        c.commit();
+        Guard.run("processed", () -> listener.processed(consumer, id));
+        return InboxOutcome.processed(id);
+    }
+
+    private Map<String, InboxOutcome> batchOn(Connection c, String consumer, Map<String, InboxMessage> firsts, InboxBatchHandler handler,
+                                              InboxHandler single) throws SQLException {
+        Set<String> claimed = claimFirst(c, consumer, firsts.keySet());
+        boolean failed = false;
+        List<InboxMessage> fresh = new ArrayList<>(claimed.size());
+        for (InboxMessage m : firsts.values()) {
+            if (claimed.contains(m.id())) {
+                fresh.add(m);
+            }
+        }
+        try {
+            if (!fresh.isEmpty()) {
+                handler.handle(c, Collections.unmodifiableList(fresh));
+            }
+        } catch (Exception e) {
+            rethrowLostRace(e);
+            Transactions.rollbackQuietly(c, e);
+            failed = true;
+        }
+        Map<String, InboxOutcome> outcomes = new HashMap<>();
+        if (failed) {
+            // One transaction per message, so the failing one is counted and the others commit.
+            for (InboxMessage m : firsts.values()) {
+                outcomes.put(m.id(), processOn(c, consumer, m, single));
+            }
+            return outcomes;
+        }
+        requireTransaction(c, consumer);
+        List<String> rest = new ArrayList<>();
+        for (String id : firsts.keySet()) {
+            if (!claimed.contains(id)) {
+                rest.add(id);
+            }
+        }
+        outcomes.putAll(rows.notClaimed(c, consumer, rest));
+        c.commit();
+        for (String id : firsts.keySet()) {
+            if (claimed.contains(id)) {
+                outcomes.put(id, InboxOutcome.processed(id));
+                Guard.run("processed", () -> listener.processed(consumer, id));
+            } else {
+                report(consumer, outcomes.get(id));
+            }
+        }
+        return outcomes;
+    }
+
+    /**
+     * {@link #claimIds} as the first work of a transaction this inbox owns. On MariaDB, InnoDB may
+     * answer a claim with a deadlock it broke by rolling the transaction back: when an uncommitted
+     * claim of an id is rolled back, the deliveries waiting for it each hold a shared lock on the
+     * id's index entry and each need the exclusive one to insert. The transaction is then run again
+     * whole by {@link Transactions}. (In the caller's transaction, {@link #claimBatch} cannot do that
+     * and says so to the caller.)
+     */
+    private Set<String> claimFirst(Connection c, String consumer, Collection<String> ids) throws SQLException {
+        return rows.claimIds(c, consumer, ids);
+    }
+
+    private void report(String consumer, InboxOutcome outcome) {
+        if (outcome.status() == InboxOutcome.Status.DUPLICATE) {
+            Guard.run("duplicate", () -> listener.duplicate(consumer, outcome.messageId()));
+        }
+    }
+
+    static void requireTransaction(Connection c, String consumer) throws SQLException {
+        if (c.getAutoCommit()) {
+            throw new IllegalStateException("the handler of consumer '" + consumer
+                    + "' switched the connection to auto-commit, which committed its work early; handlers must not commit");
+        }
+    }
+
+    // ---- connections and errors ---------------------------------------------------------------
+
+    /**
+     * Runs {@code work} in a transaction of its own (work commits what it wants kept and may end one
+     * step before the next); a transaction the database rolls back as a deadlock victim or
+     * serialization failure, the handler's writes included, is run again whole.
+     */
+    <T> T inTransaction(String operation, String consumer, SqlWork<T> work) {
+        try {
+            return transactions.inTransaction(work);
+        } catch (SQLException e) {
+            throw failure(operation, consumer, e);
+        }
+    }
+
+    /**
+     * A handler whose statement the database rolled back as a deadlock victim did nothing wrong: its
+     * transaction lost a race. Rethrown (not counted as a failed attempt), so the whole transaction
+     * runs again.
+     */
+    static void rethrowLostRace(Exception e) throws SQLException {
+        if (!Transactions.isRetryable(e)) {
+            return;
+        }
+        if (e instanceof SQLException sql) {
+            throw sql;
+        }
+        if (e instanceof RuntimeException runtime) {
+            throw runtime;
+        }
+        throw new SQLException("the handler's transaction was rolled back by the database", e);
+    }
+
+    private StoreException failure(String operation, String consumer, SQLException e) {
+        String what = consumer == null ? operation : operation + " for consumer '" + consumer + "'";
+        return StoreException.failed(name, what, null, Jdbc.redacted(e));
+    }
+
+    /** Settings of an {@link Inbox}; each setter validates its value. */
+    public static final class Builder {
+        private final DataSource dataSource;
+        private Dialect dialect;
+        private String tableName = Tables.DEFAULT_INBOX_TABLE;
+        private String quarantineTableName = Tables.DEFAULT_QUARANTINE_TABLE;
+        private int maxAttempts = 5;
+        private Duration retention = Duration.ofDays(7);
+        private InboxListener listener = InboxListener.noop();
+        private SqlStatements.Source sqlSource = SqlStatements.Source.of(Inbox.class);
+
+        private Builder(DataSource dataSource, Dialect dialect) {
+            this.dataSource = Objects.requireNonNull(dataSource, "dataSource is null");
+            this.dialect = dialect;
+        }
+
+        /** Default: detected from the database's product name at {@link #build()}. */
+        public Builder dialect(Dialect dialect) {
+            this.dialect = Objects.requireNonNull(dialect, "dialect is null");
+            return this;
+        }
+
+        /** Default {@code idem_inbox}. A lower-case SQL identifier of at most 48 characters. */
+        public Builder tableName(String tableName) {
+            this.tableName = Tables.checkName(tableName);
+            return this;
+        }
+
+        /** Default {@code idem_quarantine}. A lower-case SQL identifier of at most 48 characters. */
+        public Builder quarantineTableName(String quarantineTableName) {
+            this.quarantineTableName = Tables.checkName(quarantineTableName);
+            return this;
+        }
+
+        /** Failed attempts after which a message is quarantined: 1–1000, default 5. */
+        public Builder maxAttempts(int maxAttempts) {
+            if (maxAttempts < 1 || maxAttempts > 1000) {
+                throw new IllegalArgumentException("maxAttempts must be 1-1000, was " + maxAttempts);
+            }
+            this.maxAttempts = maxAttempts;
+            return this;
+        }
+
+        /**
+         * How long a processed message is remembered, default 7 days. Must outlive the broker's
+         * redelivery horizon: a redelivery after it runs the handler again.
+         */
+        public Builder retention(Duration retention) {
+            Objects.requireNonNull(retention, "retention is null");
+            if (retention.toMillis() < 1) {
+                throw new IllegalArgumentException("retention must be at least 1 ms, was " + retention);
+            }
+            this.retention = retention;
+            return this;
+        }
+
+        public Builder listener(InboxListener listener) {
+            this.listener = Objects.requireNonNull(listener, "listener is null");
+            return this;
+        }
+
+        /** Test seam: where the SQL is read from, e.g. the dialect's files with a statement left out. */
+        Builder sqlSource(SqlStatements.Source sqlSource) {
+            this.sqlSource = Objects.requireNonNull(sqlSource, "sqlSource is null");
+            return this;
+        }
+
+        /**
+         * Builds the inbox, detecting the dialect if none was set and, on SQLite, checking the
+         * settings idem relies on.
+         *
+         * @throws IllegalStateException if the two table names are equal, or SQLite lacks WAL, synchronous=FULL or a busy timeout
+         * @throws StoreException        if the database cannot be reached
+         */
+        public Inbox build() {
+            if (tableName.equals(quarantineTableName)) {
+                throw new IllegalStateException("the inbox and quarantine tables must differ, both are '" + tableName + "'");
+            }
+            try (Connection c = dataSource.getConnection()) {
+                Dialect chosen = Dialects.resolve(c, dialect);
+                return new Inbox(this, chosen);
+            } catch (SQLException e) {
+                throw StoreException.failed("JDBC inbox", "connect", null, Jdbc.redacted(e));
+            }
+        }
+    }
+}

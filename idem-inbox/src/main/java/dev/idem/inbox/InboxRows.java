@@ -1,0 +1,151 @@
+package dev.idem.inbox;
+
+import dev.idem.jdbc.internal.Guard;
+import dev.idem.jdbc.internal.Jdbc;
+import dev.idem.jdbc.internal.MessageHeaders;
+import dev.idem.jdbc.internal.SqlStatements;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The inbox's statements on a connection, inside a transaction someone else manages: claiming ids,
+ * telling why ids were not claimed, and counting a failed attempt (quarantining at the limit). The
+ * {@link Inbox} decides the transactions around them; the {@link Quarantine} reuses the updates.
+ */
+final class InboxRows {
+    private final SqlStatements sql;
+    private final Duration retention;
+    private final int maxAttempts;
+    private final InboxListener listener;
+
+    InboxRows(SqlStatements sql, Duration retention, int maxAttempts, InboxListener listener) {
+        this.sql = sql;
+        this.retention = retention;
+        this.maxAttempts = maxAttempts;
+        this.listener = listener;
+    }
+
+    /**
+     * Runs the claim statement in chunks; returns the ids that were new. The ids are claimed in
+     * sorted order: a claim waits on another transaction's uncommitted row of the same id, so two
+     * batches claiming overlapping ids in different orders could each wait on the other (PostgreSQL
+     * detects that and aborts one); in one global order they cannot.
+     */
+    Set<String> claimIds(Connection c, String consumer, Collection<String> ids) throws SQLException {
+        Set<String> claimed = new HashSet<>();
+        List<String> all = new ArrayList<>(ids);
+        Collections.sort(all);
+        long retentionMs = retention.toMillis();
+        for (int from = 0; from < all.size(); from += Inbox.CLAIM_CHUNK) {
+            List<String> chunk = all.subList(from, Math.min(all.size(), from + Inbox.CLAIM_CHUNK));
+            String statement = sql.expand("inbox_claim", "{rows}", sql.get("inbox_claim_row"), chunk.size());
+            try (PreparedStatement ps = c.prepareStatement(statement)) {
+                int i = 1;
+                for (String id : chunk) {
+                    ps.setString(i++, consumer);
+                    ps.setString(i++, id);
+                    ps.setLong(i++, retentionMs);
+                }
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        claimed.add(rs.getString(1));
+                    }
+                }
+            }
+        }
+        return claimed;
+    }
+
+    /** Why ids were not claimed: quarantined, or else duplicates (processed, dropped, or purged since). */
+    Map<String, InboxOutcome> notClaimed(Connection c, String consumer, List<String> ids) throws SQLException {
+        Map<String, InboxOutcome> out = new HashMap<>();
+        for (int from = 0; from < ids.size(); from += Inbox.CLAIM_CHUNK) {
+            List<String> chunk = ids.subList(from, Math.min(ids.size(), from + Inbox.CLAIM_CHUNK));
+            try (PreparedStatement ps = c.prepareStatement(sql.expand("inbox_states", "{ids}", "?", chunk.size()))) {
+                ps.setString(1, consumer);
+                for (int i = 0; i < chunk.size(); i++) {
+                    ps.setString(i + 2, chunk.get(i));
+                }
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        String id = rs.getString(1);
+                        out.put(id, rs.getInt(2) == Inbox.STATE_QUARANTINED ? InboxOutcome.quarantined(id, 0, null) : InboxOutcome.duplicate(id));
+                    }
+                }
+            }
+        }
+        for (String id : ids) {
+            out.putIfAbsent(id, InboxOutcome.duplicate(id));
+        }
+        return out;
+    }
+
+    /** Counts the failed attempt and quarantines at the limit; commits. The connection's last transaction was rolled back. */
+    InboxOutcome countFailure(Connection c, String consumer, InboxMessage message, Throwable cause) throws SQLException {
+        String id = message.id();
+        try {
+            int attempts;
+            try (PreparedStatement ps = c.prepareStatement(sql.get("inbox_count_failure"))) {
+                ps.setString(1, consumer);
+                ps.setString(2, id);
+                ps.setLong(3, retention.toMillis());
+                ps.setString(4, cause.getClass().getName());
+                ps.setString(5, errorMessage(cause));
+                ps.setBytes(6, message.payloadUnsafe());
+                ps.setString(7, MessageHeaders.encode(message.headers()));
+                try (ResultSet rs = ps.executeQuery()) {
+                    attempts = rs.next() ? rs.getInt(1) : -1;
+                }
+            }
+            if (attempts < 0) {
+                // Another delivery quarantined it meanwhile.
+                c.commit();
+                return InboxOutcome.quarantined(id, 0, cause);
+            }
+            if (attempts >= maxAttempts && update(c, "inbox_quarantine_claim", consumer, id) == 1) {
+                update(c, "inbox_quarantine_mark", consumer, id);
+                c.commit();
+                Guard.run("quarantined", () -> listener.quarantined(consumer, id, attempts));
+                return InboxOutcome.quarantined(id, attempts, cause);
+            }
+            // Below the limit, or another delivery of the message was processed meanwhile.
+            c.commit();
+            Guard.run("failed", () -> listener.failed(consumer, id, attempts, cause));
+            return InboxOutcome.failed(id, attempts, cause);
+        } catch (SQLException | RuntimeException e) {
+            e.addSuppressed(cause);
+            throw e;
+        }
+    }
+
+    int update(Connection c, String statement, Object... params) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql.get(statement))) {
+            for (int i = 0; i < params.length; i++) {
+                ps.setObject(i + 1, params[i]);
+            }
+            return ps.executeUpdate();
+        }
+    }
+
+    int executeUpdate(Connection c, String statement, int limit) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql.get(statement))) {
+            ps.setInt(1, limit);
+            return ps.executeUpdate();
+        }
+    }
+
+    static String errorMessage(Throwable cause) {
+        return Jdbc.truncate(cause.getMessage(), Inbox.MAX_ERROR_MESSAGE);
+    }
+}

@@ -1,8 +1,0 @@
-package dev.idem.jdbc;
-
-class MariadbForcedDeadlockTest extends ForcedDeadlockContract {
-    @Override
-    protected Backends backend() {
-        return Backends.MARIADB;
-    }
-}

@@ -1,8 +1,0 @@
-package dev.idem.jdbc;
-
-class MariadbUpsertsTest extends UpsertsContract {
-    @Override
-    protected Backends backend() {
-        return Backends.MARIADB;
-    }
-}

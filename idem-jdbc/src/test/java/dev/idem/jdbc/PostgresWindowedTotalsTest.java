@@ -1,8 +1,0 @@
-package dev.idem.jdbc;
-
-class PostgresWindowedTotalsTest extends WindowedTotalsContract {
-    @Override
-    protected Backends backend() {
-        return Backends.POSTGRESQL;
-    }
-}

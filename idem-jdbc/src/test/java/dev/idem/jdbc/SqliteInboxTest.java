@@ -1,8 +1,0 @@
-package dev.idem.jdbc;
-
-class SqliteInboxTest extends InboxContract {
-    @Override
-    protected Backends backend() {
-        return Backends.SQLITE;
-    }
-}

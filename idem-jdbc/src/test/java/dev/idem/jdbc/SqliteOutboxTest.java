@@ -1,8 +1,0 @@
-package dev.idem.jdbc;
-
-class SqliteOutboxTest extends OutboxContract {
-    @Override
-    protected Backends backend() {
-        return Backends.SQLITE;
-    }
-}

@@ -1,8 +1,0 @@
-package dev.idem.jdbc;
-
-class SqliteWindowedTotalsTest extends WindowedTotalsContract {
-    @Override
-    protected Backends backend() {
-        return Backends.SQLITE;
-    }
-}

@@ -1,0 +1,454 @@
+package dev.idem.outbox;
+
+import dev.idem.StoreException;
+import dev.idem.jdbc.Dialect;
+import dev.idem.jdbc.JdbcIdempotencyStore;
+import dev.idem.jdbc.internal.Dialects;
+import dev.idem.jdbc.internal.Jdbc;
+import dev.idem.jdbc.internal.MessageHeaders;
+import dev.idem.jdbc.internal.Migrator;
+import dev.idem.jdbc.internal.SqlStatements;
+import dev.idem.jdbc.internal.Tables;
+import dev.idem.jdbc.internal.Transactions.SqlWork;
+import dev.idem.jdbc.internal.Transactions;
+import dev.idem.spi.Purgeable;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+import javax.sql.DataSource;
+
+/**
+ * The transactional outbox: events are written in the <b>business transaction</b>, so an event exists
+ * if and only if the change it announces committed; an {@link OutboxRelay} then publishes them to a
+ * broker, in order per aggregate, each with a stable message id.
+ *
+ * <pre>{@code
+ * Outbox outbox = Outbox.builder(dataSource).build();
+ * outbox.migrate();
+ * // in the business transaction:
+ * outbox.append(connection, "payment", paymentId, "PaymentCaptured", json, Map.of("content-type", "application/json"));
+ * // once per process:
+ * OutboxRelay relay = OutboxRelay.builder(outbox, message -> broker.send(message)).build().start();
+ * }</pre>
+ *
+ * <h2>Delivery contract: at least once, in order per aggregate</h2>
+ * A relay marks an event sent only after the publisher returned. A crash (or a lost broker
+ * acknowledgement) between the publish and the mark republishes the event <b>with the same message
+ * id</b>: consumers deduplicate on it with an inbox ({@code dev.idem.inbox.Inbox}). Events of one aggregate are published in
+ * sequence order; a failing event is retried with backoff and its aggregate's later events wait for
+ * it (other aggregates flow on). Several relays may run at once: a relay leases the head of an
+ * aggregate (PostgreSQL and MariaDB: {@code FOR UPDATE SKIP LOCKED}; SQLite: its single writer) with the events
+ * after it, so no two relays publish one row while their leases hold. A lease must outlast one poll's
+ * publishing; if it runs out, another relay may publish the same events again (still in order, the
+ * same ids).
+ *
+ * <h2>Tables</h2>
+ * {@code idem_outbox} (events; sent ones are purged after {@code retention}, default 1 day) and
+ * {@code idem_outbox_sequence} (the last sequence per aggregate, kept so sequences never restart;
+ * one small row per aggregate). With {@code tableName("x")} they are {@code x} and {@code x_sequence}.
+ */
+public final class Outbox implements Purgeable {
+    private final Transactions transactions;
+    private final Dialect dialect;
+    private final Map<String, String> tableNames;
+    private final SqlStatements sql;
+    private final Duration retention;
+    private final String name;
+
+    private Outbox(Builder b, Dialect dialect) {
+        this.transactions = new Transactions(b.dataSource);
+        this.dialect = dialect;
+        this.tableNames = Map.of(Tables.DEFAULT_OUTBOX_TABLE, b.tableName);
+        this.sql = SqlStatements.load(dialect, b.sqlSource, "outbox.sql", tableNames, requiredStatements(dialect));
+        this.retention = b.retention;
+        this.name = dialect.displayName() + " outbox";
+    }
+
+    /** Every statement the outbox and its relay run on {@code dialect}; checked when the outbox is built. */
+    static List<String> requiredStatements(Dialect dialect) {
+        List<String> names = new ArrayList<>(List.of("outbox_next_sequence", "outbox_append", "outbox_leased", "outbox_mark_sent",
+                "outbox_mark_failed", "outbox_release", "outbox_pending", "outbox_purge"));
+        names.addAll(dialect.scansReadCommitted() ? List.of("outbox_lease_heads", "outbox_lease_aggregate") : List.of("outbox_lease"));
+        names.addAll(Migrator.requiredStatements(dialect));
+        return names;
+    }
+
+    public static Builder builder(DataSource dataSource) {
+        return new Builder(dataSource, null);
+    }
+
+    /** An outbox in the store's database, with the store's dialect. */
+    public static Builder builder(JdbcIdempotencyStore store) {
+        Objects.requireNonNull(store, "store is null");
+        return new Builder(store.dataSource(), store.dialect());
+    }
+
+    /** Creates or upgrades the outbox tables (the dialect's outbox migrations), under a lock; safe to run concurrently. */
+    public void migrate() {
+        inConnection("migrate", c -> {
+            new Migrator(dialect, sql, Outbox.class, Tables.DEFAULT_OUTBOX_TABLE, tableNames).migrate(c);
+            return null;
+        });
+    }
+
+    /** {@link #append(Connection, String, String, String, byte[], Map)} without headers. */
+    public OutboxMessage append(Connection connection, String aggregateType, String aggregateId, String eventType, byte[] payload)
+            throws SQLException {
+        return append(connection, aggregateType, aggregateId, eventType, payload, Map.of());
+    }
+
+    /**
+     * Writes an event in the caller's transaction, with a new message id and the aggregate's next
+     * sequence. Does not commit: the event exists once the caller commits and vanishes with its
+     * rollback (and so does its sequence, so sequences have no gaps). Concurrent transactions
+     * appending to the same aggregate take turns on its sequence row: they commit in sequence order.
+     *
+     * @param aggregateType e.g. {@code payment}: 1–255 characters without control characters
+     * @param aggregateId   the aggregate's id: 1–255 characters without control characters
+     * @param eventType     e.g. {@code PaymentCaptured}: 1–255 characters without control characters
+     * @param payload       the event body, never null
+     * @param headers       broker headers to publish with it; names non-empty, values non-null
+     * @return the event as it will be published
+     * @throws IllegalStateException if the connection is in auto-commit mode (the event would not be part of a business transaction)
+     * @throws SQLException          as the driver throws it; the caller owns the transaction
+     */
+    public OutboxMessage append(Connection connection, String aggregateType, String aggregateId, String eventType, byte[] payload,
+            Map<String, String> headers) throws SQLException {
+        Objects.requireNonNull(connection, "connection is null");
+        checkText("aggregateType", aggregateType);
+        checkText("aggregateId", aggregateId);
+        checkText("eventType", eventType);
+        Objects.requireNonNull(payload, "payload is null (use an empty array)");
+        Map<String, String> headerCopy = MessageHeaders.copyOf(headers);
+        if (connection.getAutoCommit()) {
+            throw new IllegalStateException("append belongs in the business transaction, but the connection is in auto-commit mode");
+        }
+        try {
+            return appendOn(connection, aggregateType, aggregateId, eventType, payload.clone(), headerCopy);
+        } catch (SQLException e) {
+            throw Transactions.inCallersTransaction(e, "outbox append");
+        }
+    }
+
+    private OutboxMessage appendOn(Connection connection, String aggregateType, String aggregateId, String eventType, byte[] body,
+            Map<String, String> headerCopy) throws SQLException {
+        long sequence;
+        try (PreparedStatement ps = connection.prepareStatement(sql.get("outbox_next_sequence"))) {
+            ps.setString(1, aggregateType);
+            ps.setString(2, aggregateId);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                sequence = rs.getLong(1);
+            }
+        }
+        UUID messageId = UUID.randomUUID();
+        long createdAt;
+        try (PreparedStatement ps = connection.prepareStatement(sql.get("outbox_append"))) {
+            ps.setString(1, messageId.toString());
+            ps.setString(2, aggregateType);
+            ps.setString(3, aggregateId);
+            ps.setLong(4, sequence);
+            ps.setString(5, eventType);
+            ps.setBytes(6, body);
+            ps.setString(7, MessageHeaders.encode(headerCopy));
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                createdAt = rs.getLong(1);
+            }
+        }
+        return new OutboxMessage(messageId, aggregateType, aggregateId, sequence, eventType, body, headerCopy,
+                Instant.ofEpochMilli(createdAt), 0);
+    }
+
+    /** Events not sent yet. */
+    public long pendingCount() {
+        return inConnection("count pending", c -> {
+            try (PreparedStatement ps = c.prepareStatement(sql.get("outbox_pending")); ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        });
+    }
+
+    /** Deletes up to {@code limit} sent events past their retention; never a pending one. */
+    @Override
+    public int purge(int limit) {
+        if (limit < 1) {
+            throw new IllegalArgumentException("purge limit must be at least 1, was " + limit);
+        }
+        return inConnection("purge", c -> withScanIsolation(c, conn -> {
+            try (PreparedStatement ps = conn.prepareStatement(sql.get("outbox_purge"))) {
+                ps.setInt(1, limit);
+                return ps.executeUpdate();
+            }
+        }));
+    }
+
+    public Dialect dialect() {
+        return dialect;
+    }
+
+    public String tableName() {
+        return tableNames.get(Tables.DEFAULT_OUTBOX_TABLE);
+    }
+
+    /** How long a sent event is kept before {@link #purge} may delete it. */
+    public Duration retention() {
+        return retention;
+    }
+
+    @Override
+    public String toString() {
+        return "Outbox[" + dialect.displayName() + ", table=" + tableName() + ", retention=" + retention + "]";
+    }
+
+    // ---- for relays ------------------------------------------------------------------------------
+
+    /**
+     * Leases the heads of up to {@code maxAggregates} aggregates with up to {@code perAggregate}
+     * events each, for {@code owner} (unique per poll), and returns them grouped by aggregate, heads
+     * in table order, each group in sequence order.
+     */
+    List<List<OutboxMessage>> lease(String owner, int maxAggregates, int perAggregate, Duration lease) {
+        return inConnection("lease", c -> {
+            if (!leaseEvents(c, owner, maxAggregates, perAggregate, lease)) {
+                return List.of();
+            }
+            Map<String, List<OutboxMessage>> groups = new LinkedHashMap<>();
+            try (PreparedStatement ps = c.prepareStatement(sql.get("outbox_leased"))) {
+                ps.setString(1, owner);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        OutboxMessage m = read(rs);
+                        groups.computeIfAbsent(m.aggregateType() + "\u0000" + m.aggregateId(), k -> new ArrayList<>()).add(m);
+                    }
+                }
+            }
+            List<List<OutboxMessage>> out = new ArrayList<>(groups.size());
+            for (List<OutboxMessage> group : groups.values()) {
+                group.sort(Comparator.comparingLong(OutboxMessage::sequence));
+                out.add(group);
+            }
+            return out;
+        });
+    }
+
+    /**
+     * Runs the dialect's lease: one statement ({@code outbox_lease}), or, where the dialect has
+     * {@code outbox_lease_heads} (MariaDB), a transaction that locks the heads and then leases each
+     * head's events. Returns whether anything was leased.
+     */
+    private boolean leaseEvents(Connection c, String owner, int maxAggregates, int perAggregate, Duration lease) throws SQLException {
+        if (!dialect.scansReadCommitted()) {
+            try (PreparedStatement ps = c.prepareStatement(sql.get("outbox_lease"))) {
+                ps.setInt(1, maxAggregates);
+                ps.setString(2, owner);
+                ps.setLong(3, lease.toMillis());
+                ps.setInt(4, perAggregate);
+                return ps.executeUpdate() > 0;
+            }
+        }
+        // If InnoDB breaks a lock cycle (with another relay's lease or release, or an append) by rolling
+        // this lease back whole, nothing was published on it: Transactions runs the lease again.
+        return withScanIsolation(c, conn -> leaseHeads(conn, sql.get("outbox_lease_heads"), owner, maxAggregates, perAggregate, lease));
+    }
+
+    private boolean leaseHeads(Connection c, String heads, String owner, int maxAggregates, int perAggregate, Duration lease)
+            throws SQLException {
+        boolean autoCommit = c.getAutoCommit();
+        if (autoCommit) {
+            c.setAutoCommit(false);
+        }
+        try {
+            int leased = 0;
+            try (PreparedStatement select = c.prepareStatement(heads);
+                 PreparedStatement update = c.prepareStatement(sql.get("outbox_lease_aggregate"))) {
+                select.setInt(1, maxAggregates);
+                try (ResultSet rs = select.executeQuery()) {
+                    while (rs.next()) {
+                        update.setString(1, owner);
+                        update.setLong(2, lease.toMillis());
+                        update.setString(3, rs.getString(1));
+                        update.setString(4, rs.getString(2));
+                        update.setLong(5, rs.getLong(3));
+                        update.setLong(6, rs.getLong(3));
+                        update.setInt(7, perAggregate);
+                        update.addBatch();
+                        leased++;
+                    }
+                }
+                if (leased > 0) {
+                    update.executeBatch();
+                }
+            }
+            c.commit();
+            if (autoCommit) {
+                c.setAutoCommit(true);
+            }
+            return leased > 0;
+        } catch (SQLException | RuntimeException e) {
+            Transactions.rollbackQuietly(c, e);
+            Transactions.restoreQuietly(c, autoCommit, e);
+            throw e;
+        }
+    }
+
+    /**
+     * Runs {@code work} under the dialect's isolation for the relay's locking scans, where it
+     * {@linkplain Dialect#scansReadCommitted needs one} (MariaDB: READ COMMITTED), and restores the connection's own level after.
+     */
+    private <T> T withScanIsolation(Connection c, SqlWork<T> work) throws SQLException {
+        if (!dialect.scansReadCommitted()) {
+            return work.run(c);
+        }
+        int before = c.getTransactionIsolation();
+        c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+        try {
+            return work.run(c);
+        } finally {
+            c.setTransactionIsolation(before);
+        }
+    }
+
+    void markSent(List<OutboxMessage> messages) {
+        if (messages.isEmpty()) {
+            return;
+        }
+        inConnection("mark sent", c -> {
+            try (PreparedStatement ps = c.prepareStatement(sql.get("outbox_mark_sent"))) {
+                for (OutboxMessage m : messages) {
+                    ps.setLong(1, retention.toMillis());
+                    ps.setString(2, m.messageId().toString());
+                    ps.addBatch();
+                }
+                ps.executeBatch();
+            }
+            return null;
+        });
+    }
+
+    void markFailed(OutboxMessage message, Duration delay, Throwable cause) {
+        inConnection("mark failed", c -> {
+            try (PreparedStatement ps = c.prepareStatement(sql.get("outbox_mark_failed"))) {
+                ps.setLong(1, delay.toMillis());
+                ps.setString(2, Jdbc.truncate(cause.getClass().getName() + (cause.getMessage() == null ? "" : ": " + cause.getMessage()),
+                        Jdbc.MAX_ERROR_MESSAGE));
+                ps.setString(3, message.messageId().toString());
+                return ps.executeUpdate();
+            }
+        });
+    }
+
+    void release(String owner) {
+        inConnection("release", c -> withScanIsolation(c, conn -> {
+            try (PreparedStatement ps = conn.prepareStatement(sql.get("outbox_release"))) {
+                ps.setString(1, owner);
+                return ps.executeUpdate();
+            }
+        }));
+    }
+
+    private static OutboxMessage read(ResultSet rs) throws SQLException {
+        byte[] payload = rs.getBytes("payload");
+        return new OutboxMessage(UUID.fromString(rs.getString("message_id")), rs.getString("aggregate_type"),
+                rs.getString("aggregate_id"), rs.getLong("sequence"), rs.getString("event_type"),
+                payload == null ? new byte[0] : payload, MessageHeaders.decode(rs.getString("headers")),
+                Instant.ofEpochMilli(rs.getLong("created_at")), rs.getInt("attempts"));
+    }
+
+    // ---- connections and errors ---------------------------------------------------------------
+
+    /**
+     * One short unit of work, committed at once whatever the pool's auto-commit setting, and run again
+     * if the database picks it as a deadlock victim (every unit here may run twice: a second lease,
+     * release, mark or purge finds the rows as the first left them).
+     */
+    private <T> T inConnection(String operation, SqlWork<T> work) {
+        try {
+            return transactions.onConnection(work);
+        } catch (SQLException e) {
+            throw failure(operation, e);
+        }
+    }
+
+    private StoreException failure(String operation, SQLException e) {
+        return StoreException.failed(name, operation, null, Jdbc.redacted(e));
+    }
+
+    private static void checkText(String what, String value) {
+        if (value == null || value.isEmpty() || value.length() > 255) {
+            throw new IllegalArgumentException(what + " must have 1-255 characters, was "
+                    + (value == null ? "null" : value.length() + " characters"));
+        }
+        for (int i = 0; i < value.length(); i++) {
+            if (Character.isISOControl(value.charAt(i))) {
+                throw new IllegalArgumentException(what + " has a control character at position " + i);
+            }
+        }
+    }
+
+    /** Settings of an {@link Outbox}. */
+    public static final class Builder {
+        private final DataSource dataSource;
+        private Dialect dialect;
+        private String tableName = Tables.DEFAULT_OUTBOX_TABLE;
+        private Duration retention = Duration.ofDays(1);
+        private SqlStatements.Source sqlSource = SqlStatements.Source.of(Outbox.class);
+
+        private Builder(DataSource dataSource, Dialect dialect) {
+            this.dataSource = Objects.requireNonNull(dataSource, "dataSource is null");
+            this.dialect = dialect;
+        }
+
+        /** Default: detected from the database's product name at {@link #build()}. */
+        public Builder dialect(Dialect dialect) {
+            this.dialect = Objects.requireNonNull(dialect, "dialect is null");
+            return this;
+        }
+
+        /** Default {@code idem_outbox}; the sequence table is this name plus {@code _sequence}. At most 48 characters. */
+        public Builder tableName(String tableName) {
+            this.tableName = Tables.checkName(tableName);
+            return this;
+        }
+
+        /** How long a sent event is kept before it may be purged; default 1 day. */
+        public Builder retention(Duration retention) {
+            Objects.requireNonNull(retention, "retention is null");
+            if (retention.toMillis() < 1) {
+                throw new IllegalArgumentException("retention must be at least 1 ms, was " + retention);
+            }
+            this.retention = retention;
+            return this;
+        }
+
+        /** Test seam: where the SQL is read from, e.g. the dialect's files with a statement left out. */
+        Builder sqlSource(SqlStatements.Source sqlSource) {
+            this.sqlSource = Objects.requireNonNull(sqlSource, "sqlSource is null");
+            return this;
+        }
+
+        /**
+         * @throws StoreException        if the database cannot be reached
+         * @throws IllegalStateException if SQLite lacks WAL, synchronous=FULL or a busy timeout
+         */
+        public Outbox build() {
+            try (Connection c = dataSource.getConnection()) {
+                Dialect chosen = Dialects.resolve(c, dialect);
+                return new Outbox(this, chosen);
+            } catch (SQLException e) {
+                throw StoreException.failed("JDBC outbox", "connect", null, Jdbc.redacted(e));
+            }
+        }
+    }
+}
