@@ -4,4 +4,5 @@ module dev.idem.jdbc {
     requires transitive java.sql;
 
     exports dev.idem.jdbc;
+    exports dev.idem.inbox.consumer;
 }

@@ -4,6 +4,7 @@ import dev.idem.StoreException;
 import dev.idem.jdbc.internal.Guard;
 import dev.idem.jdbc.internal.Jdbc;
 import dev.idem.jdbc.internal.MessageHeaders;
+import dev.idem.jdbc.internal.Names;
 import dev.idem.jdbc.internal.SqlStatements;
 import dev.idem.jdbc.internal.Tables;
 import dev.idem.jdbc.internal.Transactions;
@@ -148,7 +149,7 @@ public final class Inbox implements Purgeable {
         checkConsumer(consumer);
         Objects.requireNonNull(message, "message is null");
         Objects.requireNonNull(handler, "handler is null");
-        return inTransaction("process", consumer, c -> processOn(c, consumer, message, handler));
+        return inTransaction("process", consumer, c -> processOn(c, consumer, message, handler, BatchSteps.NONE));
     }
 
     /**
@@ -164,12 +165,17 @@ public final class Inbox implements Purgeable {
      * @throws StoreException if the database failed (nothing of the failed transaction was committed)
      */
     public List<InboxOutcome> processBatch(String consumer, List<InboxMessage> messages, InboxHandler handler) {
+        return processBatch(consumer, messages, handler, BatchSteps.NONE);
+    }
+
+    /** {@link #processBatch} with a broker's steps in its transactions ({@link BrokerBatch}); an outcome is null where {@code steps} left a message unanswered. */
+    List<InboxOutcome> processBatch(String consumer, List<InboxMessage> messages, InboxHandler handler, BatchSteps steps) {
         Objects.requireNonNull(handler, "handler is null");
         return batch(consumer, messages, (c, fresh) -> {
             for (InboxMessage m : fresh) {
                 handler.handle(c, m);
             }
-        }, handler);
+        }, handler, steps);
     }
 
     /**
@@ -184,10 +190,11 @@ public final class Inbox implements Purgeable {
      */
     public List<InboxOutcome> processBatchAtOnce(String consumer, List<InboxMessage> messages, InboxBatchHandler handler) {
         Objects.requireNonNull(handler, "handler is null");
-        return batch(consumer, messages, handler, (c, m) -> handler.handle(c, List.of(m)));
+        return batch(consumer, messages, handler, (c, m) -> handler.handle(c, List.of(m)), BatchSteps.NONE);
     }
 
-    private List<InboxOutcome> batch(String consumer, List<InboxMessage> messages, InboxBatchHandler handler, InboxHandler single) {
+    private List<InboxOutcome> batch(String consumer, List<InboxMessage> messages, InboxBatchHandler handler, InboxHandler single,
+                                     BatchSteps steps) {
         checkConsumer(consumer);
         Objects.requireNonNull(messages, "messages is null");
         if (messages.isEmpty()) {
@@ -199,11 +206,11 @@ public final class Inbox implements Purgeable {
             firsts.putIfAbsent(m.id(), m);
         }
         return inTransaction("process batch", consumer, c -> {
-            Map<String, InboxOutcome> outcomes = batchOn(c, consumer, firsts, handler, single);
+            Map<String, InboxOutcome> outcomes = batchOn(c, consumer, firsts, handler, single, steps);
             List<InboxOutcome> ordered = new ArrayList<>(messages.size());
             Set<String> seen = new HashSet<>();
             for (InboxMessage m : messages) {
-                if (seen.add(m.id())) {
+                if (seen.add(m.id()) || outcomes.get(m.id()) == null) {
                     ordered.add(outcomes.get(m.id()));
                 } else {
                     ordered.add(InboxOutcome.duplicate(m.id()));
@@ -437,11 +444,18 @@ public final class Inbox implements Purgeable {
 
     // ---- on a connection in a transaction ---------------------------------------------------------
 
-    private InboxOutcome processOn(Connection c, String consumer, InboxMessage message, InboxHandler handler) throws SQLException {
+    private InboxOutcome processOn(Connection c, String consumer, InboxMessage message, InboxHandler handler, BatchSteps steps)
+            throws SQLException {
         String id = message.id();
         if (claimFirst(c, consumer, List.of(id)).isEmpty()) {
             InboxOutcome answer = notClaimed(c, consumer, List.of(id)).get(id);
-            c.rollback();
+            if (steps == BatchSteps.NONE) {
+                c.rollback();
+            } else {
+                // Settled without work: the broker's step (e.g. a stored position) still commits.
+                steps.beforeCommit(c, List.of(id));
+                c.commit();
+            }
             report(consumer, answer);
             return answer;
         }
@@ -453,13 +467,14 @@ public final class Inbox implements Purgeable {
             return countFailure(c, consumer, message, e);
         }
         requireTransaction(c, consumer);
+        steps.beforeCommit(c, List.of(id));
         c.commit();
         Guard.run("processed", () -> listener.processed(consumer, id));
         return InboxOutcome.processed(id);
     }
 
     private Map<String, InboxOutcome> batchOn(Connection c, String consumer, Map<String, InboxMessage> firsts, InboxBatchHandler handler,
-                                              InboxHandler single) throws SQLException {
+                                              InboxHandler single, BatchSteps steps) throws SQLException {
         Set<String> claimed = claimFirst(c, consumer, firsts.keySet());
         boolean failed = false;
         List<InboxMessage> fresh = new ArrayList<>(claimed.size());
@@ -481,7 +496,11 @@ public final class Inbox implements Purgeable {
         if (failed) {
             // One transaction per message, so the failing one is counted and the others commit.
             for (InboxMessage m : firsts.values()) {
-                outcomes.put(m.id(), processOn(c, consumer, m, single));
+                InboxOutcome outcome = processOn(c, consumer, m, single, steps);
+                outcomes.put(m.id(), outcome);
+                if (steps.ordered() && outcome.status() == InboxOutcome.Status.FAILED) {
+                    break;  // the messages behind it stay unanswered (null), so none overtakes it
+                }
             }
             return outcomes;
         }
@@ -493,6 +512,7 @@ public final class Inbox implements Purgeable {
             }
         }
         outcomes.putAll(notClaimed(c, consumer, rest));
+        steps.beforeCommit(c, List.copyOf(firsts.keySet()));
         c.commit();
         for (String id : firsts.keySet()) {
             if (claimed.contains(id)) {
@@ -707,17 +727,7 @@ public final class Inbox implements Purgeable {
     // ---- validation --------------------------------------------------------------------------------
 
     static String checkConsumer(String consumer) {
-        if (consumer == null || consumer.isEmpty() || consumer.length() > 200) {
-            throw new IllegalArgumentException("consumer name must have 1-200 characters, was "
-                    + (consumer == null ? "null" : consumer.length() + " characters"));
-        }
-        for (int i = 0; i < consumer.length(); i++) {
-            char ch = consumer.charAt(i);
-            if (ch < 0x21 || ch > 0x7e) {
-                throw new IllegalArgumentException("consumer name must be visible ASCII (no spaces), has another character at position " + i);
-            }
-        }
-        return consumer;
+        return Names.checkConsumer(consumer, "consumer name");
     }
 
     /** 1–255 characters without control characters; the message never quotes the id. */
@@ -732,6 +742,29 @@ public final class Inbox implements Purgeable {
             }
         }
         return id;
+    }
+
+    /**
+     * What a {@link BrokerBatch} adds to the transactions of {@link #processBatch(String, List, InboxHandler, BatchSteps)}:
+     * work that must commit with the claims (a broker position kept in the database), and whether the
+     * one-per-transaction fallback keeps the batch's order by stopping at the first failed message.
+     */
+    interface BatchSteps {
+        BatchSteps NONE = new BatchSteps() {
+            @Override
+            public void beforeCommit(Connection connection, List<String> settledIds) {
+            }
+
+            @Override
+            public boolean ordered() {
+                return false;
+            }
+        };
+
+        /** Runs last in a transaction that is about to commit, with the ids whose first deliveries it settles. */
+        void beforeCommit(Connection connection, List<String> settledIds) throws SQLException;
+
+        boolean ordered();
     }
 
     /** Settings of an {@link Inbox}; each setter validates its value. */
