@@ -149,6 +149,13 @@ public final class ConsumerLoop<M> {
         return Optional.ofNullable(failure);
     }
 
+    /** For an adapter whose acknowledgement the broker did not confirm: logs it and tells the listener. */
+    public void ackFailed(M message, Exception failure) {
+        LOG.log(System.Logger.Level.INFO, "consumer " + consumer + " on " + source + ": an acknowledgement was not confirmed ("
+                + failure + "); the broker delivers the message again and the inbox answers DUPLICATE");
+        Guard.run("ackFailed", () -> listener.ackFailed(consumer, message, failure));
+    }
+
     /** Messages refused for want of a usable message id so far. */
     public long refused() {
         return refused.get();
