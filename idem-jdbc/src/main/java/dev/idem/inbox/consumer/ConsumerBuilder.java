@@ -67,6 +67,14 @@ public abstract class ConsumerBuilder<M, B extends ConsumerBuilder<M, B>> {
         this.storeFailureBackoff = backoff;
     }
 
+    /**
+     * The inbox's rule for consumer names (1–200 visible ASCII characters), for a name that comes from
+     * elsewhere (e.g. a Kafka group id); {@code what} is named in the error.
+     */
+    public static String checkConsumerName(String name, String what) {
+        return Names.checkConsumer(name, what);
+    }
+
     @SuppressWarnings("unchecked")
     private B self() {
         return (B) this;

@@ -2,11 +2,13 @@ package dev.idem.inbox.consumer;
 
 import dev.idem.jdbc.BrokerBatch;
 import dev.idem.jdbc.Inbox;
+import dev.idem.jdbc.InboxMessage;
 import dev.idem.jdbc.InboxOutcome;
 import dev.idem.jdbc.internal.Guard;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -154,6 +156,46 @@ public final class ConsumerLoop<M> {
         LOG.log(System.Logger.Level.INFO, "consumer " + consumer + " on " + source + ": an acknowledgement was not confirmed ("
                 + failure + "); the broker delivers the message again and the inbox answers DUPLICATE");
         Guard.run("ackFailed", () -> listener.ackFailed(consumer, message, failure));
+    }
+
+    /**
+     * For an adapter that counts a failed attempt outside a batch (a message its client could not even
+     * read): {@link Inbox#recordFailure} in a transaction of its own, reported to the listener.
+     *
+     * @param message what the listener gets; null if the client gave no message (e.g. it could not deserialize one)
+     * @return {@code FAILED} or {@code QUARANTINED}; null if the database failed (logged; nothing was counted)
+     */
+    public InboxOutcome countFailure(M message, InboxMessage quarantined, Throwable cause) {
+        InboxOutcome outcome;
+        try {
+            outcome = inbox.recordFailure(consumer, quarantined, cause);
+        } catch (RuntimeException e) {
+            e.addSuppressed(cause);
+            LOG.log(System.Logger.Level.WARNING, "consumer " + consumer + " on " + source
+                    + ": could not count a failed attempt; the message comes again", e);
+            return null;
+        }
+        String id = quarantined.id();
+        if (outcome.status() == InboxOutcome.Status.QUARANTINED) {
+            Guard.run("quarantined", () -> listener.quarantined(consumer, message, id));
+        } else {
+            Guard.run("failed", () -> listener.failed(consumer, message, id, outcome.attempts(), cause));
+        }
+        return outcome;
+    }
+
+    /** For an adapter: broker positions were committed (see {@link ConsumerListener#positionsCommitted}). */
+    public void positionsCommitted(Map<String, Long> positions, boolean inDatabase) {
+        Guard.run("positionsCommitted", () -> listener.positionsCommitted(consumer, positions, inDatabase));
+    }
+
+    /** For an adapter: the broker gave ({@code assigned} true) or took these sources. */
+    public void assignment(Collection<String> sources, boolean assigned) {
+        if (assigned) {
+            Guard.run("assigned", () -> listener.assigned(consumer, sources));
+        } else {
+            Guard.run("revoked", () -> listener.revoked(consumer, sources));
+        }
     }
 
     /** Messages refused for want of a usable message id so far. */
