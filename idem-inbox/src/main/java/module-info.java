@@ -3,4 +3,5 @@ module dev.idem.inbox {
     requires transitive dev.idem.jdbc;
 
     exports dev.idem.inbox;
+    exports dev.idem.inbox.consumer;
 }

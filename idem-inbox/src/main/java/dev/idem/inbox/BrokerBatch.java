@@ -1,6 +1,7 @@
 package dev.idem.inbox;
 
 import java.sql.Connection;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -36,6 +37,13 @@ import java.util.Objects;
  * already committed {@code DUPLICATE}. That is why a consumer dying anywhere in this sequence loses
  * nothing and applies nothing twice.
  *
+ * <p>A broker whose batches have an order to keep (a Kafka partition) says so with
+ * {@link Broker#ordered}: then nothing overtakes a delivery that was refused or failed, and the
+ * deliveries behind it are {@link Broker#unattempted left for redelivery}, uncounted. A broker that
+ * keeps its positions in the database writes them in {@link Broker#positions}, in the same transaction
+ * as the claims it settles. {@code dev.idem.inbox.consumer.ConsumerLoop} drives this class for every
+ * broker consumer of idem.
+ *
  * <p>A {@code BrokerBatch} keeps no state between calls; a {@link Broker} serves one {@code process}
  * call at a time.
  *
@@ -69,33 +77,36 @@ public final class BrokerBatch<D> {
         Objects.requireNonNull(broker, "broker is null");
         List<InboxMessage> messages = new ArrayList<>(deliveries.size());
         List<D> claimed = new ArrayList<>(deliveries.size());
+        List<D> behind = new ArrayList<>();
         Map<String, D> firstById = new HashMap<>();
+        boolean cut = false;
         for (D d : deliveries) {
-            String id;
-            InboxMessage message;
-            try {
-                id = broker.messageId(d);
-                if (id == null || id.isEmpty()) {
-                    broker.refuse(d, "it has no message id: " + broker.missingIdHint());
-                    continue;
-                }
-                byte[] body = broker.body(d);
-                message = InboxMessage.of(id, body == null ? new byte[0] : body, broker.headers(d));
-            } catch (RuntimeException e) {
-                broker.refuse(d, "its message id is unusable (" + e.getMessage() + ")");
+            if (cut) {
+                behind.add(d);
+                continue;
+            }
+            InboxMessage message = usable(d, broker);
+            if (message == null) {
+                cut = broker.ordered();  // an ordered batch stops at the refused delivery
                 continue;
             }
             messages.add(message);
             claimed.add(d);
-            firstById.putIfAbsent(id, d);
+            firstById.putIfAbsent(message.id(), d);
         }
-        if (messages.isEmpty()) {
-            return;
+        if (!messages.isEmpty()) {
+            claimedBatch(Collections.unmodifiableList(claimed), messages, firstById, broker);
         }
-        List<D> batch = Collections.unmodifiableList(claimed);
+        for (D d : behind) {
+            broker.unattempted(d);
+        }
+    }
+
+    private void claimedBatch(List<D> batch, List<InboxMessage> messages, Map<String, D> firstById, Broker<D> broker) throws Exception {
         List<InboxOutcome> outcomes;
         try {
-            outcomes = inbox.processBatch(consumer, messages, (c, m) -> handler.handle(c, firstById.get(m.id())));
+            outcomes = inbox.processBatch(consumer, messages, (c, m) -> handler.handle(c, firstById.get(m.id())),
+                    steps(batch, firstById, broker));
         } catch (RuntimeException e) {
             broker.storeFailed(batch, e);
             broker.redeliverAll(batch);
@@ -103,16 +114,53 @@ public final class BrokerBatch<D> {
         }
         broker.committed(batch);
         for (int i = 0; i < batch.size(); i++) {
-            D d = batch.get(i);
             InboxOutcome outcome = outcomes.get(i);
-            switch (outcome.status()) {
-                case PROCESSED, DUPLICATE -> broker.ack(d);
-                case QUARANTINED -> broker.quarantined(d);
-                case FAILED -> broker.redeliver(d);
-                default -> throw new IllegalStateException("unknown outcome " + outcome);
+            if (outcome == null) {
+                broker.unattempted(batch.get(i));
+            } else {
+                broker.settle(batch.get(i), outcome);
             }
         }
         broker.settled();
+    }
+
+    /** The broker's part of each transaction: the deliveries it settles (all of them in the batch's own, the first of one id in a fallback's). */
+    private Inbox.BatchSteps steps(List<D> batch, Map<String, D> firstById, Broker<D> broker) {
+        return new Inbox.BatchSteps() {
+            @Override
+            public void beforeCommit(Connection connection, List<String> settledIds) throws SQLException {
+                if (settledIds.size() == firstById.size()) {
+                    broker.positions(connection, batch);
+                    return;
+                }
+                List<D> settled = new ArrayList<>(settledIds.size());
+                for (String id : settledIds) {
+                    settled.add(firstById.get(id));
+                }
+                broker.positions(connection, settled);
+            }
+
+            @Override
+            public boolean ordered() {
+                return broker.ordered();
+            }
+        };
+    }
+
+    /** The delivery as an inbox message, or null after {@link Broker#refuse refusing} it with the reason. */
+    private InboxMessage usable(D d, Broker<D> broker) throws Exception {
+        try {
+            String id = broker.messageId(d);
+            if (id == null || id.isEmpty()) {
+                broker.refuse(d, "it has no message id: " + broker.missingIdHint());
+                return null;
+            }
+            byte[] body = broker.body(d);
+            return InboxMessage.of(id, body == null ? new byte[0] : body, broker.headers(d));
+        } catch (RuntimeException e) {
+            broker.refuse(d, "its message id is unusable (" + e.getMessage() + ")");
+            return null;
+        }
     }
 
     /** A consumer's work for one delivery, on the inbox's transaction; the rules of {@link InboxHandler} apply. */
@@ -178,6 +226,41 @@ public final class BrokerBatch<D> {
 
         /** Every claimed delivery of the batch has had its call; a broker that acknowledges in bulk sends it here. By default nothing. */
         default void settled() throws Exception {
+        }
+
+        /**
+         * The committed outcome of one claimed delivery. By default {@link #ack} (PROCESSED, DUPLICATE),
+         * {@link #quarantined} (QUARANTINED) or {@link #redeliver} (FAILED); a broker that reports
+         * outcomes overrides it.
+         */
+        default void settle(D delivery, InboxOutcome outcome) throws Exception {
+            switch (outcome.status()) {
+                case PROCESSED, DUPLICATE -> ack(delivery);
+                case QUARANTINED -> quarantined(delivery);
+                case FAILED -> redeliver(delivery);
+                default -> throw new IllegalStateException("unknown outcome " + outcome);
+            }
+        }
+
+        /**
+         * Whether the batch's order must hold (a Kafka partition): a delivery without a usable id is
+         * refused and the ones behind it are left {@link #unattempted}; if the batch's transaction fails
+         * because of one message, the fallback stops at the first message that failed. By default false.
+         */
+        default boolean ordered() {
+            return false;
+        }
+
+        /** A delivery of an ordered batch that was not processed because one before it failed: deliver it again, uncounted. */
+        default void unattempted(D delivery) throws Exception {
+            redeliver(delivery);
+        }
+
+        /**
+         * Work that commits with the claims of {@code settled} (e.g. the broker positions they reach,
+         * kept in the database); runs last in each transaction that settles deliveries. By default nothing.
+         */
+        default void positions(Connection connection, List<D> settled) throws SQLException {
         }
     }
 }

@@ -7,6 +7,7 @@ import dev.idem.jdbc.internal.Dialects;
 import dev.idem.jdbc.internal.Guard;
 import dev.idem.jdbc.internal.Jdbc;
 import dev.idem.jdbc.internal.Migrator;
+import dev.idem.jdbc.internal.MessageHeaders;
 import dev.idem.jdbc.internal.SqlStatements;
 import dev.idem.jdbc.internal.Tables;
 import dev.idem.jdbc.internal.Transactions.SqlWork;
@@ -161,7 +162,7 @@ public final class Inbox implements Purgeable {
         InboxNames.checkConsumer(consumer);
         Objects.requireNonNull(message, "message is null");
         Objects.requireNonNull(handler, "handler is null");
-        return inTransaction("process", consumer, c -> processOn(c, consumer, message, handler));
+        return inTransaction("process", consumer, c -> processOn(c, consumer, message, handler, BatchSteps.NONE));
     }
 
     /**
@@ -177,12 +178,17 @@ public final class Inbox implements Purgeable {
      * @throws StoreException if the database failed (nothing of the failed transaction was committed)
      */
     public List<InboxOutcome> processBatch(String consumer, List<InboxMessage> messages, InboxHandler handler) {
+        return processBatch(consumer, messages, handler, BatchSteps.NONE);
+    }
+
+    /** {@link #processBatch} with a broker's steps in its transactions ({@link BrokerBatch}); an outcome is null where {@code steps} left a message unanswered. */
+    List<InboxOutcome> processBatch(String consumer, List<InboxMessage> messages, InboxHandler handler, BatchSteps steps) {
         Objects.requireNonNull(handler, "handler is null");
         return batch(consumer, messages, (c, fresh) -> {
             for (InboxMessage m : fresh) {
                 handler.handle(c, m);
             }
-        }, handler);
+        }, handler, steps);
     }
 
     /**
@@ -197,10 +203,11 @@ public final class Inbox implements Purgeable {
      */
     public List<InboxOutcome> processBatchAtOnce(String consumer, List<InboxMessage> messages, InboxBatchHandler handler) {
         Objects.requireNonNull(handler, "handler is null");
-        return batch(consumer, messages, handler, (c, m) -> handler.handle(c, List.of(m)));
+        return batch(consumer, messages, handler, (c, m) -> handler.handle(c, List.of(m)), BatchSteps.NONE);
     }
 
-    private List<InboxOutcome> batch(String consumer, List<InboxMessage> messages, InboxBatchHandler handler, InboxHandler single) {
+    private List<InboxOutcome> batch(String consumer, List<InboxMessage> messages, InboxBatchHandler handler, InboxHandler single,
+                                     BatchSteps steps) {
         InboxNames.checkConsumer(consumer);
         Objects.requireNonNull(messages, "messages is null");
         if (messages.isEmpty()) {
@@ -212,11 +219,11 @@ public final class Inbox implements Purgeable {
             firsts.putIfAbsent(m.id(), m);
         }
         return inTransaction("process batch", consumer, c -> {
-            Map<String, InboxOutcome> outcomes = batchOn(c, consumer, firsts, handler, single);
+            Map<String, InboxOutcome> outcomes = batchOn(c, consumer, firsts, handler, single, steps);
             List<InboxOutcome> ordered = new ArrayList<>(messages.size());
             Set<String> seen = new HashSet<>();
             for (InboxMessage m : messages) {
-                if (seen.add(m.id())) {
+                if (seen.add(m.id()) || outcomes.get(m.id()) == null) {
                     ordered.add(outcomes.get(m.id()));
                 } else {
                     ordered.add(InboxOutcome.duplicate(m.id()));
@@ -377,11 +384,18 @@ public final class Inbox implements Purgeable {
 
     // ---- on a connection in a transaction ---------------------------------------------------------
 
-    private InboxOutcome processOn(Connection c, String consumer, InboxMessage message, InboxHandler handler) throws SQLException {
+    private InboxOutcome processOn(Connection c, String consumer, InboxMessage message, InboxHandler handler, BatchSteps steps)
+            throws SQLException {
         String id = message.id();
         if (claimFirst(c, consumer, List.of(id)).isEmpty()) {
             InboxOutcome answer = rows.notClaimed(c, consumer, List.of(id)).get(id);
-            c.rollback();
+            if (steps == BatchSteps.NONE) {
+                c.rollback();
+            } else {
+                // Settled without work: the broker's step (e.g. a stored position) still commits.
+                steps.beforeCommit(c, List.of(id));
+                c.commit();
+            }
             report(consumer, answer);
             return answer;
         }
@@ -393,13 +407,14 @@ public final class Inbox implements Purgeable {
             return rows.countFailure(c, consumer, message, e);
         }
         requireTransaction(c, consumer);
+        steps.beforeCommit(c, List.of(id));
         c.commit();
         Guard.run("processed", () -> listener.processed(consumer, id));
         return InboxOutcome.processed(id);
     }
 
     private Map<String, InboxOutcome> batchOn(Connection c, String consumer, Map<String, InboxMessage> firsts, InboxBatchHandler handler,
-                                              InboxHandler single) throws SQLException {
+                                              InboxHandler single, BatchSteps steps) throws SQLException {
         Set<String> claimed = claimFirst(c, consumer, firsts.keySet());
         boolean failed = false;
         List<InboxMessage> fresh = new ArrayList<>(claimed.size());
@@ -421,7 +436,11 @@ public final class Inbox implements Purgeable {
         if (failed) {
             // One transaction per message, so the failing one is counted and the others commit.
             for (InboxMessage m : firsts.values()) {
-                outcomes.put(m.id(), processOn(c, consumer, m, single));
+                InboxOutcome outcome = processOn(c, consumer, m, single, steps);
+                outcomes.put(m.id(), outcome);
+                if (steps.ordered() && outcome.status() == InboxOutcome.Status.FAILED) {
+                    break;  // the messages behind it stay unanswered (null), so none overtakes it
+                }
             }
             return outcomes;
         }
@@ -433,6 +452,7 @@ public final class Inbox implements Purgeable {
             }
         }
         outcomes.putAll(rows.notClaimed(c, consumer, rest));
+        steps.beforeCommit(c, List.copyOf(firsts.keySet()));
         c.commit();
         for (String id : firsts.keySet()) {
             if (claimed.contains(id)) {
@@ -506,6 +526,29 @@ public final class Inbox implements Purgeable {
     private StoreException failure(String operation, String consumer, SQLException e) {
         String what = consumer == null ? operation : operation + " for consumer '" + consumer + "'";
         return StoreException.failed(name, what, null, Jdbc.redacted(e));
+    }
+
+    /**
+     * What a {@link BrokerBatch} adds to the transactions of {@link #processBatch(String, List, InboxHandler, BatchSteps)}:
+     * work that must commit with the claims (a broker position kept in the database), and whether the
+     * one-per-transaction fallback keeps the batch's order by stopping at the first failed message.
+     */
+    interface BatchSteps {
+        BatchSteps NONE = new BatchSteps() {
+            @Override
+            public void beforeCommit(Connection connection, List<String> settledIds) {
+            }
+
+            @Override
+            public boolean ordered() {
+                return false;
+            }
+        };
+
+        /** Runs last in a transaction that is about to commit, with the ids whose first deliveries it settles. */
+        void beforeCommit(Connection connection, List<String> settledIds) throws SQLException;
+
+        boolean ordered();
     }
 
     /** Settings of an {@link Inbox}; each setter validates its value. */

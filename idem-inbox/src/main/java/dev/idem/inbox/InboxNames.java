@@ -1,22 +1,15 @@
 package dev.idem.inbox;
 
+import dev.idem.jdbc.internal.Names;
+
 /** The rules for the names the inbox stores: consumer names and message ids. */
 final class InboxNames {
     private InboxNames() {
     }
 
+    /** The one consumer-name rule, shared with the broker consumers' builders. */
     static String checkConsumer(String consumer) {
-        if (consumer == null || consumer.isEmpty() || consumer.length() > 200) {
-            throw new IllegalArgumentException("consumer name must have 1-200 characters, was "
-                    + (consumer == null ? "null" : consumer.length() + " characters"));
-        }
-        for (int i = 0; i < consumer.length(); i++) {
-            char ch = consumer.charAt(i);
-            if (ch < 0x21 || ch > 0x7e) {
-                throw new IllegalArgumentException("consumer name must be visible ASCII (no spaces), has another character at position " + i);
-            }
-        }
-        return consumer;
+        return Names.checkConsumer(consumer, "consumer name");
     }
 
     /** 1–255 characters without control characters; the message never quotes the id. */

@@ -1,46 +1,26 @@
 package dev.idem.kafka;
 
+import dev.idem.inbox.consumer.ConsumerBuilder;
+import dev.idem.inbox.consumer.ConsumerLoop;
+import dev.idem.inbox.consumer.MessageIdExtractor;
+import dev.idem.inbox.BrokerBatch;
 import dev.idem.inbox.Inbox;
-import dev.idem.inbox.InboxMessage;
-import dev.idem.inbox.InboxOutcome;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import java.util.function.Supplier;
-import javax.sql.DataSource;
-import org.apache.kafka.clients.consumer.CloseOptions;
-import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.common.KafkaException;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.RebalanceInProgressException;
-import org.apache.kafka.common.errors.RecordDeserializationException;
-import org.apache.kafka.common.errors.RetriableException;
-import org.apache.kafka.common.errors.WakeupException;
-import org.apache.kafka.common.header.Header;
-import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.Deserializer;
 
 /**
@@ -51,7 +31,7 @@ import org.apache.kafka.common.serialization.Deserializer;
  * the two means a redelivery, which the inbox answers as a duplicate.
  *
  * <pre>{@code
- * IdempotentKafkaConsumer<String, String> consumer = IdempotentKafkaConsumer.<String, String>builder(dataSource, inbox)
+ * IdempotentKafkaConsumer<String, String> consumer = IdempotentKafkaConsumer.<String, String>builder(inbox)
  *         .consumerConfig(Map.of("bootstrap.servers", servers, "group.id", "ledger",
  *                 "key.deserializer", StringDeserializer.class, "value.deserializer", StringDeserializer.class))
  *         .topics("payments")
@@ -62,14 +42,16 @@ import org.apache.kafka.common.serialization.Deserializer;
  *
  * <h2>Per poll</h2>
  * <ol>
- * <li>Every record's message id is told by the {@link MessageIdExtractor} (default: the
+ * <li>Every record's message id is told by the {@link MessageIdExtractor} (default {@link KafkaMessageIds#standard()}: the
  *     {@code message-id} header the outbox relay writes, else {@code topic-partition-offset}).</li>
- * <li>One transaction: {@link Inbox#claimBatch} for all ids, the handler for each new id (once per
- *     id, in partition order), in the offsets-in-database mode the partitions' next offsets, commit.</li>
+ * <li>One transaction, the inbox's batch step ({@link BrokerBatch}, driven by the shared
+ *     {@link ConsumerLoop}): the claims of all ids, the handler for each new id (once per id, in
+ *     partition order), in the offsets-in-database mode the partitions' next offsets, commit.</li>
  * <li>{@code commitSync} of the next offsets (Kafka mode).</li>
  * </ol>
  * If the handler throws, the poll's transaction is rolled back and its records are redone one per
- * transaction, in order per partition. A record whose handler throws has its attempt counted by the
+ * transaction, in order, up to the first that fails (the batch is {@linkplain BrokerBatch.Broker#ordered
+ * ordered}: nothing overtakes a failed record; the records behind it are polled again). A record whose handler throws has its attempt counted by the
  * inbox ({@link Inbox#recordFailure}); its partition is sought back to it and paused for
  * {@code retryBackoff} (other partitions flow), so it is delivered again, and after the inbox's
  * {@code maxAttempts} it is quarantined and the partition moves past it: a poison message never
@@ -92,80 +74,34 @@ import org.apache.kafka.common.serialization.Deserializer;
  * {@code auto.offset.reset} puts them.
  *
  * <p>One instance runs once: {@link #run()} on the caller's thread or {@link #start()} on a new one;
- * run several instances (in one group) for more partitions in parallel. The {@link DataSource} must
- * be the inbox's database.
+ * run several instances (in one group) for more partitions in parallel. The claims, the handler's
+ * writes and stored offsets commit in the inbox's database.
  */
 public final class IdempotentKafkaConsumer<K, V> implements Runnable, AutoCloseable {
     private static final System.Logger LOG = System.getLogger("dev.idem.kafka");
-    private static final int STORE_READ_TRIES = 3;
 
-    private final DataSource dataSource;
-    private final Inbox inbox;
-    private final Supplier<? extends Consumer<K, V>> consumerFactory;
     private final List<String> topics;
-    private final String configuredName;
-    private final MessageIdExtractor messageIds;
-    private final KafkaRecordHandler<K, V> handler;
-    private final Duration pollTimeout;
-    private final Duration commitTimeout;
-    private final Duration retryBackoff;
     private final Duration closeTimeout;
     private final KafkaOffsetStore offsetStore;
-    private final KafkaConsumerListener listener;
-    private final Function<? super ConsumerRecord<K, V>, byte[]> quarantinePayload;
-
-    private final AtomicBoolean started = new AtomicBoolean();
-    private final CountDownLatch finished = new CountDownLatch(1);
-    private final Object sleeper = new Object();
-    private volatile boolean running = true;
-    private volatile Consumer<K, V> consumer;
-    private volatile Thread pollThread;
-    private volatile Throwable failure;
-    private volatile String name;
-
-    // Owned by the poll thread.
-    private final Map<TopicPartition, OffsetAndMetadata> pending = new HashMap<>();
-    private final Map<TopicPartition, Long> pausedUntil = new HashMap<>();
-    private boolean abandoned;
-    private String group;
+    private final ConsumerLoop<ConsumerRecord<K, V>> loop;
 
     private IdempotentKafkaConsumer(Builder<K, V> b) {
-        this.dataSource = b.dataSource;
-        this.inbox = b.inbox;
-        this.consumerFactory = b.consumerFactory();
         this.topics = List.copyOf(b.topics);
-        this.configuredName = b.consumerName();
-        this.messageIds = b.messageIds;
-        this.handler = b.handler;
-        this.pollTimeout = b.pollTimeout;
-        this.commitTimeout = b.commitTimeout;
-        this.retryBackoff = b.retryBackoff;
         this.closeTimeout = b.closeTimeout;
         this.offsetStore = b.offsetStore;
-        this.listener = b.listener;
-        this.quarantinePayload = b.quarantinePayload;
-        this.name = configuredName;
+        KafkaPartitions<K, V> partitions = new KafkaPartitions<>(b, b.consumerFactory());
+        this.loop = b.loop(partitions, "topics " + topics);
+        partitions.loop = loop;
     }
 
-    /**
-     * A consumer whose records are deduplicated by {@code inbox}, whose database {@code dataSource}
-     * reaches (the handler's writes, the claims and stored offsets commit there together).
-     */
-    public static <K, V> Builder<K, V> builder(DataSource dataSource, Inbox inbox) {
-        return new Builder<>(dataSource, inbox);
+    /** A consumer whose records are deduplicated by {@code inbox}; the handler's writes, the claims and stored offsets commit in its database. */
+    public static <K, V> Builder<K, V> builder(Inbox inbox) {
+        return new Builder<>(inbox);
     }
 
     /** Starts {@link #run()} on a new daemon thread named {@code idem-kafka-<consumer name>}. */
     public IdempotentKafkaConsumer<K, V> start() {
-        Thread t = new Thread(() -> {
-            try {
-                run();
-            } catch (Throwable e) {
-                LOG.log(System.Logger.Level.ERROR, "idempotent Kafka consumer " + name + " stopped", e);
-            }
-        }, "idem-kafka-" + (configuredName == null ? "consumer" : configuredName));
-        t.setDaemon(true);
-        t.start();
+        loop.start("idem-kafka-" + (loop.consumerName() == null ? "consumer" : loop.consumerName()));
         return this;
     }
 
@@ -178,29 +114,7 @@ public final class IdempotentKafkaConsumer<K, V> implements Runnable, AutoClosea
      */
     @Override
     public void run() {
-        if (!started.compareAndSet(false, true)) {
-            throw new IllegalStateException("this consumer ran already; build a new one");
-        }
-        pollThread = Thread.currentThread();
-        try {
-            if (!running) {
-                return;
-            }
-            Consumer<K, V> c = Objects.requireNonNull(consumerFactory.get(), "the consumer factory returned null");
-            consumer = c;
-            try {
-                loop(c);
-            } catch (Throwable e) {
-                abandoned = true;
-                pending.clear();
-                failure = e;
-                throw e;
-            } finally {
-                closeQuietly(c);
-            }
-        } finally {
-            finished.countDown();
-        }
+        loop.run();
     }
 
     /**
@@ -209,34 +123,17 @@ public final class IdempotentKafkaConsumer<K, V> implements Runnable, AutoClosea
      */
     @Override
     public void close() {
-        running = false;
-        Consumer<K, V> c = consumer;
-        if (c != null) {
-            c.wakeup();
-        }
-        synchronized (sleeper) {
-            sleeper.notifyAll();
-        }
-        if (!started.get() || Thread.currentThread() == pollThread) {
-            return;
-        }
-        try {
-            if (!finished.await(closeTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
-                LOG.log(System.Logger.Level.WARNING, "idempotent Kafka consumer " + name + " did not stop within " + closeTimeout);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        loop.close(closeTimeout);
     }
 
     /** What ended the loop, if it ended with an exception. */
     public Optional<Throwable> failure() {
-        return Optional.ofNullable(failure);
+        return loop.failure();
     }
 
-    /** The inbox consumer name: the configured one, else (once running) the group id. */
+    /** The inbox consumer name: the configured one, else the group id (known at build with a config, else once running). */
     public String consumerName() {
-        return name;
+        return loop.consumerName();
     }
 
     public List<String> topics() {
@@ -250,489 +147,21 @@ public final class IdempotentKafkaConsumer<K, V> implements Runnable, AutoClosea
 
     @Override
     public String toString() {
-        return "IdempotentKafkaConsumer[" + (name == null ? "?" : name) + ", topics=" + topics
+        return "IdempotentKafkaConsumer[" + (consumerName() == null ? "?" : consumerName()) + ", topics=" + topics
                 + (offsetStore != null ? ", offsets in " + offsetStore : "") + "]";
-    }
-
-    // ---- the loop ------------------------------------------------------------------------------------
-
-    private void loop(Consumer<K, V> c) {
-        group = c.groupMetadata().groupId();
-        if (configuredName == null) {
-            name = checkConsumerName(group, "the group id (used as the inbox consumer name; set consumerName)");
-        }
-        c.subscribe(topics, new Rebalance(c));
-        while (running) {
-            resumeDue(c);
-            ConsumerRecords<K, V> records;
-            try {
-                records = c.poll(pollTimeout);
-            } catch (WakeupException e) {
-                continue;
-            } catch (RecordDeserializationException e) {
-                undeserializable(c, e);
-                continue;
-            }
-            if (!records.isEmpty()) {
-                handle(c, records);
-            }
-            if (!pending.isEmpty()) {
-                commitPending(c);
-            }
-        }
-        // A wakeup meant for a blocking call may hit the first commit; the second one then goes through.
-        for (int i = 0; i < 2 && !pending.isEmpty(); i++) {
-            commitPending(c);
-        }
-    }
-
-    private void handle(Consumer<K, V> c, ConsumerRecords<K, V> records) {
-        Map<TopicPartition, List<Item<K, V>>> byPartition = new LinkedHashMap<>();
-        List<Item<K, V>> items = new ArrayList<>(records.count());
-        for (TopicPartition tp : records.partitions()) {
-            List<Item<K, V>> list = new ArrayList<>();
-            for (ConsumerRecord<K, V> r : records.records(tp)) {
-                Item<K, V> item = item(tp, r);
-                list.add(item);
-                items.add(item);
-            }
-            byPartition.put(tp, list);
-        }
-        Map<TopicPartition, OffsetAndMetadata> settled;
-        Batch result = processBatch(byPartition, items);
-        if (result == Batch.COMMITTED) {
-            settled = new HashMap<>();
-            byPartition.forEach((tp, list) -> settled.put(tp, next(list.get(list.size() - 1).record)));
-            for (Item<K, V> item : items) {
-                if (item.fresh) {
-                    guard(() -> listener.processed(name, item.record, item.id));
-                } else {
-                    guard(() -> listener.duplicate(name, item.record, item.id));
-                }
-            }
-            if (offsetStore != null) {
-                guard(() -> listener.committed(name, settled, true));
-            }
-        } else if (result == Batch.HANDLER_FAILED) {
-            settled = oneByOne(c, byPartition);
-        } else {
-            byPartition.forEach((tp, list) -> c.seek(tp, list.get(0).record.offset()));
-            backoff();
-            return;
-        }
-        if (offsetStore == null && !settled.isEmpty()) {
-            pending.putAll(settled);
-            commitPending(c);
-        }
-    }
-
-    private enum Batch { COMMITTED, HANDLER_FAILED, DATABASE_FAILED }
-
-    /** The poll's records in one transaction; nothing is reported or committed to Kafka here. */
-    private Batch processBatch(Map<TopicPartition, List<Item<K, V>>> byPartition, List<Item<K, V>> items) {
-        for (Item<K, V> item : items) {
-            if (item.idFailure != null) {
-                return Batch.HANDLER_FAILED;
-            }
-        }
-        List<String> ids = new ArrayList<>(items.size());
-        for (Item<K, V> item : items) {
-            ids.add(item.id);
-        }
-        try (Connection conn = dataSource.getConnection()) {
-            boolean autoCommit = conn.getAutoCommit();
-            if (autoCommit) {
-                conn.setAutoCommit(false);
-            }
-            try {
-                Set<String> fresh = new HashSet<>(inbox.claimBatch(conn, name, ids));
-                for (Item<K, V> item : items) {
-                    item.fresh = fresh.remove(item.id);
-                    if (item.fresh) {
-                        try {
-                            handler.handle(conn, item.record);
-                        } catch (Exception e) {
-                            conn.rollback();
-                            return Batch.HANDLER_FAILED;
-                        }
-                    }
-                }
-                requireTransaction(conn);
-                if (offsetStore != null) {
-                    Map<TopicPartition, Long> offsets = new HashMap<>();
-                    byPartition.forEach((tp, list) -> offsets.put(tp, list.get(list.size() - 1).record.offset() + 1));
-                    offsetStore.write(conn, group, offsets);
-                }
-                conn.commit();
-                return Batch.COMMITTED;
-            } catch (SQLException | RuntimeException e) {
-                rollbackQuietly(conn, e);
-                if (e instanceof HandlerCommitted) {
-                    throw (HandlerCommitted) e;
-                }
-                LOG.log(System.Logger.Level.WARNING, "consumer " + name + ": the database failed; the poll's "
-                        + items.size() + " records will be polled again after " + retryBackoff, e);
-                return Batch.DATABASE_FAILED;
-            } finally {
-                restoreQuietly(conn, autoCommit);
-            }
-        } catch (SQLException e) {
-            LOG.log(System.Logger.Level.WARNING, "consumer " + name + ": no database connection; the poll's records will be polled again", e);
-            return Batch.DATABASE_FAILED;
-        }
-    }
-
-    private enum One { PROCESSED, DUPLICATE, QUARANTINED, FAILED, DATABASE_FAILED }
-
-    /** After a failed batch: one transaction per record, in order per partition; a partition stops at its first unsettled record. */
-    private Map<TopicPartition, OffsetAndMetadata> oneByOne(Consumer<K, V> c, Map<TopicPartition, List<Item<K, V>>> byPartition) {
-        Map<TopicPartition, OffsetAndMetadata> settled = new HashMap<>();
-        boolean databaseDown = false;
-        for (Map.Entry<TopicPartition, List<Item<K, V>>> e : byPartition.entrySet()) {
-            TopicPartition tp = e.getKey();
-            for (Item<K, V> item : e.getValue()) {
-                One outcome = databaseDown ? One.DATABASE_FAILED : processOne(tp, item);
-                if (outcome == One.FAILED || outcome == One.DATABASE_FAILED) {
-                    c.seek(tp, item.record.offset());
-                    if (outcome == One.FAILED && retryBackoff.toMillis() > 0) {
-                        c.pause(List.of(tp));
-                        pausedUntil.put(tp, System.nanoTime() + retryBackoff.toNanos());
-                    }
-                    databaseDown |= outcome == One.DATABASE_FAILED;
-                    break;
-                }
-                settled.put(tp, next(item.record));
-            }
-        }
-        if (offsetStore != null && !settled.isEmpty()) {
-            guard(() -> listener.committed(name, settled, true));
-        }
-        if (databaseDown) {
-            backoff();
-        }
-        return settled;
-    }
-
-    private One processOne(TopicPartition tp, Item<K, V> item) {
-        if (item.idFailure != null) {
-            return recordFailure(item, item.idFailure);
-        }
-        Exception handlerFailure = null;
-        try (Connection conn = dataSource.getConnection()) {
-            boolean autoCommit = conn.getAutoCommit();
-            if (autoCommit) {
-                conn.setAutoCommit(false);
-            }
-            try {
-                boolean fresh = inbox.claim(conn, name, item.id);
-                if (fresh) {
-                    try {
-                        handler.handle(conn, item.record);
-                    } catch (Exception e) {
-                        handlerFailure = e;
-                    }
-                }
-                if (handlerFailure != null) {
-                    conn.rollback();
-                } else {
-                    if (fresh) {
-                        requireTransaction(conn);
-                    }
-                    if (offsetStore != null) {
-                        offsetStore.write(conn, group, Map.of(tp, item.record.offset() + 1));
-                    }
-                    conn.commit();
-                    if (fresh) {
-                        guard(() -> listener.processed(name, item.record, item.id));
-                        return One.PROCESSED;
-                    }
-                    guard(() -> listener.duplicate(name, item.record, item.id));
-                    return One.DUPLICATE;
-                }
-            } catch (SQLException | RuntimeException e) {
-                rollbackQuietly(conn, e);
-                if (e instanceof HandlerCommitted) {
-                    throw (HandlerCommitted) e;
-                }
-                LOG.log(System.Logger.Level.WARNING, "consumer " + name + ": the database failed; the record will be polled again", e);
-                return One.DATABASE_FAILED;
-            } finally {
-                restoreQuietly(conn, autoCommit);
-            }
-        } catch (SQLException e) {
-            LOG.log(System.Logger.Level.WARNING, "consumer " + name + ": no database connection; the record will be polled again", e);
-            return One.DATABASE_FAILED;
-        }
-        // Counted on another connection once this one is back in the pool: a SQLite connection holds
-        // the write lock from its rollback on until it leaves its transaction.
-        return recordFailure(item, handlerFailure);
-    }
-
-    private One recordFailure(Item<K, V> item, Throwable cause) {
-        byte[] payload;
-        try {
-            payload = quarantinePayload.apply(item.record);
-        } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "consumer " + name + ": the quarantine payload function failed; keeping an empty payload", e);
-            payload = null;
-        }
-        return recordFailure(item.record, item.id, payload, cause);
-    }
-
-    /** Counts the failed attempt in the inbox (in its own transaction); quarantines the message at the inbox's maximum. */
-    private One recordFailure(ConsumerRecord<?, ?> record, String id, byte[] payload, Throwable cause) {
-        InboxOutcome outcome;
-        try {
-            outcome = inbox.recordFailure(name, quarantineMessage(record, id, payload), cause);
-        } catch (RuntimeException e) {
-            e.addSuppressed(cause);
-            LOG.log(System.Logger.Level.WARNING, "consumer " + name + ": could not count a failed attempt; the record will be polled again", e);
-            return One.DATABASE_FAILED;
-        }
-        if (outcome.status() == InboxOutcome.Status.QUARANTINED) {
-            guard(() -> listener.quarantined(name, record, id));
-            return One.QUARANTINED;
-        }
-        guard(() -> listener.failed(name, record, id, outcome.attempts(), cause));
-        return One.FAILED;
-    }
-
-    /**
-     * A record the deserializers refused: the consumer stays at it. Counted like a handler failure,
-     * under the id the extractor tells from its raw bytes and headers; once quarantined, the
-     * partition moves past it (its offset committed, or stored in the database).
-     */
-    private void undeserializable(Consumer<K, V> c, RecordDeserializationException e) {
-        TopicPartition tp = e.topicPartition();
-        byte[] key = bytes(e.keyBuffer());
-        byte[] value = bytes(e.valueBuffer());
-        ConsumerRecord<byte[], byte[]> raw = new ConsumerRecord<>(tp.topic(), tp.partition(), e.offset(), e.timestamp(),
-                e.timestampType(), key == null ? -1 : key.length, value == null ? -1 : value.length, key, value,
-                e.headers() == null ? new RecordHeaders() : e.headers(), Optional.empty());
-        String id;
-        try {
-            id = messageIds.messageId(raw);
-            if (invalidMessageId(id) != null) {
-                id = coordinates(raw);
-            }
-        } catch (Exception idFailure) {
-            id = coordinates(raw);
-        }
-        One outcome = recordFailure(raw, id, value, e);
-        if (outcome == One.QUARANTINED) {
-            c.seek(tp, e.offset() + 1);
-            Map<TopicPartition, OffsetAndMetadata> next = Map.of(tp, new OffsetAndMetadata(e.offset() + 1));
-            if (offsetStore == null) {
-                pending.putAll(next);
-            } else if (storeOffsets(tp, e.offset() + 1)) {
-                guard(() -> listener.committed(name, next, true));
-            }
-        } else {
-            c.seek(tp, e.offset());
-            if (outcome == One.FAILED && retryBackoff.toMillis() > 0) {
-                c.pause(List.of(tp));
-                pausedUntil.put(tp, System.nanoTime() + retryBackoff.toNanos());
-            } else if (outcome == One.DATABASE_FAILED) {
-                backoff();
-            }
-        }
-    }
-
-    /** Stores one partition's next offset in a transaction of its own (offsets-in-database mode). */
-    private boolean storeOffsets(TopicPartition tp, long nextOffset) {
-        try (Connection conn = dataSource.getConnection()) {
-            boolean autoCommit = conn.getAutoCommit();
-            if (autoCommit) {
-                conn.setAutoCommit(false);
-            }
-            try {
-                offsetStore.write(conn, group, Map.of(tp, nextOffset));
-                conn.commit();
-                return true;
-            } catch (SQLException | RuntimeException e) {
-                rollbackQuietly(conn, e);
-                throw e;
-            } finally {
-                restoreQuietly(conn, autoCommit);
-            }
-        } catch (SQLException | RuntimeException e) {
-            // Harmless: the quarantined record is read again after a restart and skipped then.
-            LOG.log(System.Logger.Level.WARNING, "consumer " + name + ": could not store the offset past a quarantined record", e);
-            return false;
-        }
-    }
-
-    private static byte[] bytes(ByteBuffer buffer) {
-        if (buffer == null) {
-            return null;
-        }
-        ByteBuffer copy = buffer.duplicate();
-        byte[] out = new byte[copy.remaining()];
-        copy.get(out);
-        return out;
-    }
-
-    // ---- offsets ----------------------------------------------------------------------------------------
-
-    /** Commits the processed offsets; on a failure that a later try may overcome, keeps those of partitions still assigned. */
-    private void commitPending(Consumer<K, V> c) {
-        Map<TopicPartition, OffsetAndMetadata> offsets = Map.copyOf(pending);
-        try {
-            c.commitSync(offsets, commitTimeout);
-            offsets.forEach((tp, o) -> pending.remove(tp, o));
-            guard(() -> listener.committed(name, offsets, false));
-        } catch (WakeupException e) {
-            // close() woke the consumer; the loop ends and tries again.
-        } catch (CommitFailedException | RebalanceInProgressException | RetriableException e) {
-            LOG.log(System.Logger.Level.INFO, "consumer " + name + ": offset commit failed (" + e.getClass().getSimpleName()
-                    + "); kept for the next try or the revocation of the partitions");
-            pending.keySet().retainAll(c.assignment());
-        }
-    }
-
-    private final class Rebalance implements ConsumerRebalanceListener {
-        private final Consumer<K, V> c;
-
-        Rebalance(Consumer<K, V> c) {
-            this.c = c;
-        }
-
-        @Override
-        public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-            pausedUntil.keySet().removeAll(partitions);
-            if (!abandoned && offsetStore == null) {
-                Map<TopicPartition, OffsetAndMetadata> mine = new HashMap<>();
-                for (TopicPartition tp : partitions) {
-                    OffsetAndMetadata o = pending.get(tp);
-                    if (o != null) {
-                        mine.put(tp, o);
-                    }
-                }
-                if (!mine.isEmpty()) {
-                    commitOnRevocation(mine);
-                }
-            }
-            pending.keySet().removeAll(partitions);
-            guard(() -> listener.partitionsRevoked(name, partitions));
-        }
-
-        private void commitOnRevocation(Map<TopicPartition, OffsetAndMetadata> offsets) {
-            for (int i = 0; i < 2; i++) {
-                try {
-                    c.commitSync(offsets, commitTimeout);
-                    guard(() -> listener.committed(name, offsets, false));
-                    return;
-                } catch (WakeupException e) {
-                    // A wakeup meant for a blocking call; try once more.
-                } catch (KafkaException e) {
-                    LOG.log(System.Logger.Level.INFO, "consumer " + name + ": offset commit on revocation failed ("
-                            + e.getClass().getSimpleName() + "); the next owner gets those records again and the inbox skips them");
-                    return;
-                }
-            }
-        }
-
-        @Override
-        public void onPartitionsLost(Collection<TopicPartition> partitions) {
-            pausedUntil.keySet().removeAll(partitions);
-            pending.keySet().removeAll(partitions);
-            guard(() -> listener.partitionsRevoked(name, partitions));
-        }
-
-        @Override
-        public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-            if (offsetStore != null && !partitions.isEmpty()) {
-                Map<TopicPartition, Long> stored = readStoredOffsets(partitions);
-                stored.forEach(c::seek);
-            }
-            guard(() -> listener.partitionsAssigned(name, partitions));
-        }
-    }
-
-    /** Retries a few times: starting a partition at the wrong position is worse than stopping. */
-    private Map<TopicPartition, Long> readStoredOffsets(Collection<TopicPartition> partitions) {
-        RuntimeException last = null;
-        for (int i = 0; i < STORE_READ_TRIES; i++) {
-            try {
-                return offsetStore.read(group, partitions);
-            } catch (RuntimeException e) {
-                last = e;
-                LOG.log(System.Logger.Level.WARNING, "consumer " + name + ": could not read the stored offsets (try " + (i + 1) + ")", e);
-                if (i + 1 < STORE_READ_TRIES) {
-                    backoff();
-                }
-            }
-        }
-        throw last;
-    }
-
-    private static OffsetAndMetadata next(ConsumerRecord<?, ?> r) {
-        return new OffsetAndMetadata(r.offset() + 1, r.leaderEpoch(), "");
-    }
-
-    private void resumeDue(Consumer<K, V> c) {
-        if (pausedUntil.isEmpty()) {
-            return;
-        }
-        long now = System.nanoTime();
-        List<TopicPartition> due = new ArrayList<>();
-        pausedUntil.forEach((tp, until) -> {
-            if (now - until >= 0) {
-                due.add(tp);
-            }
-        });
-        if (!due.isEmpty()) {
-            due.forEach(pausedUntil::remove);
-            due.retainAll(c.assignment());
-            c.resume(due);
-        }
-    }
-
-    private void backoff() {
-        synchronized (sleeper) {
-            if (running && retryBackoff.toMillis() > 0) {
-                try {
-                    sleeper.wait(retryBackoff.toMillis());
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    running = false;
-                }
-            }
-        }
     }
 
     // ---- records ------------------------------------------------------------------------------------------
 
-    /** A polled record with its message id; {@code idFailure} if the extractor failed (then the id is the coordinates). */
-    private static final class Item<K, V> {
-        final ConsumerRecord<K, V> record;
-        final String id;
-        final Exception idFailure;
-        boolean fresh;
 
-        Item(ConsumerRecord<K, V> record, String id, Exception idFailure) {
-            this.record = record;
-            this.id = id;
-            this.idFailure = idFailure;
-        }
-    }
 
-    private Item<K, V> item(TopicPartition tp, ConsumerRecord<K, V> r) {
-        try {
-            String id = messageIds.messageId(r);
-            String invalid = invalidMessageId(id);
-            if (invalid != null) {
-                return new Item<>(r, coordinates(r), new IllegalArgumentException("the message id extractor gave an invalid id: " + invalid));
-            }
-            return new Item<>(r, id, null);
-        } catch (Exception e) {
-            return new Item<>(r, coordinates(r), e);
-        }
-    }
+
+
+
 
     /** The coordinates as an id, hashed where a very long topic name would make it longer than 255 characters. */
     static String coordinates(ConsumerRecord<?, ?> r) {
-        String id = MessageIdExtractor.coordinatesOf(r);
+        String id = KafkaMessageIds.coordinatesOf(r);
         if (id.length() <= 255) {
             return id;
         }
@@ -761,23 +190,6 @@ public final class IdempotentKafkaConsumer<K, V> implements Runnable, AutoClosea
         return null;
     }
 
-    /** The message as the quarantine keeps it: payload, the record's headers and its coordinates. */
-    private static InboxMessage quarantineMessage(ConsumerRecord<?, ?> r, String id, byte[] payload) {
-        Map<String, String> headers = new LinkedHashMap<>();
-        for (Header h : r.headers()) {
-            if (h.key() != null && !h.key().isEmpty()) {
-                headers.put(h.key(), h.value() == null ? "" : new String(h.value(), StandardCharsets.UTF_8));
-            }
-        }
-        headers.put("kafka-topic", r.topic());
-        headers.put("kafka-partition", Integer.toString(r.partition()));
-        headers.put("kafka-offset", Long.toString(r.offset()));
-        headers.put("kafka-timestamp", Long.toString(r.timestamp()));
-        if (r.key() instanceof String key) {
-            headers.put("kafka-key", key);
-        }
-        return InboxMessage.of(id, payload == null ? new byte[0] : payload, headers);
-    }
 
     /** byte[], ByteBuffer and String values as they are (String as UTF-8); anything else by its {@code toString()}. */
     static byte[] defaultPayload(ConsumerRecord<?, ?> r) {
@@ -789,77 +201,9 @@ public final class IdempotentKafkaConsumer<K, V> implements Runnable, AutoClosea
             return bytes;
         }
         if (value instanceof ByteBuffer buffer) {
-            ByteBuffer copy = buffer.duplicate();
-            byte[] bytes = new byte[copy.remaining()];
-            copy.get(bytes);
-            return bytes;
+            return KafkaPartitions.bytes(buffer);
         }
         return value.toString().getBytes(StandardCharsets.UTF_8);
-    }
-
-    // ---- chores -----------------------------------------------------------------------------------------------
-
-    /** A handler switched the connection to auto-commit: its work committed early, out of the inbox's control. */
-    private static final class HandlerCommitted extends IllegalStateException {
-        private static final long serialVersionUID = 1L;
-
-        HandlerCommitted() {
-            super("the handler switched the connection to auto-commit, which committed its work early; handlers must not commit");
-        }
-    }
-
-    private static void requireTransaction(Connection conn) throws SQLException {
-        if (conn.getAutoCommit()) {
-            throw new HandlerCommitted();
-        }
-    }
-
-    private static void rollbackQuietly(Connection conn, Throwable failure) {
-        try {
-            conn.rollback();
-        } catch (SQLException e) {
-            failure.addSuppressed(e);
-        }
-    }
-
-    private static void restoreQuietly(Connection conn, boolean autoCommit) {
-        if (autoCommit) {
-            try {
-                conn.setAutoCommit(true);
-            } catch (SQLException e) {
-                // The pool discards a broken connection.
-            }
-        }
-    }
-
-    private void closeQuietly(Consumer<K, V> c) {
-        try {
-            c.close(CloseOptions.timeout(closeTimeout));
-        } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "consumer " + name + ": closing the Kafka consumer failed", e);
-        }
-    }
-
-    private static void guard(Runnable call) {
-        try {
-            call.run();
-        } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "a KafkaConsumerListener threw; ignored", e);
-        }
-    }
-
-    static String checkConsumerName(String consumer, String what) {
-        if (consumer == null || consumer.isEmpty() || consumer.length() > 200) {
-            throw new IllegalArgumentException(what + " must have 1-200 characters, was "
-                    + (consumer == null ? "null" : consumer.length() + " characters"));
-        }
-        for (int i = 0; i < consumer.length(); i++) {
-            char ch = consumer.charAt(i);
-            if (ch < 0x21 || ch > 0x7e) {
-                throw new IllegalArgumentException(what + " must be visible ASCII (no spaces), has another character at position " + i);
-            }
-        }
-        return consumer;
     }
 
     private static Duration checkDuration(String what, Duration value, Duration min, Duration max) {
@@ -872,29 +216,26 @@ public final class IdempotentKafkaConsumer<K, V> implements Runnable, AutoClosea
 
     // ---- builder ------------------------------------------------------------------------------------------------
 
-    /** Settings of an {@link IdempotentKafkaConsumer}; each setter validates its value. */
-    public static final class Builder<K, V> {
-        private final DataSource dataSource;
-        private final Inbox inbox;
+    /**
+     * Settings of an {@link IdempotentKafkaConsumer}: Kafka's own here, the ones every consumer has in
+     * {@link ConsumerBuilder} (the consumer name defaults to the group id). Each setter validates its value.
+     */
+    public static final class Builder<K, V> extends ConsumerBuilder<ConsumerRecord<K, V>, Builder<K, V>> {
         private Map<String, Object> config;
         private Deserializer<K> keyDeserializer;
         private Deserializer<V> valueDeserializer;
         private Supplier<? extends Consumer<K, V>> factory;
-        private final List<String> topics = new ArrayList<>();
-        private String consumerName;
-        private MessageIdExtractor messageIds = MessageIdExtractor.standard();
-        private KafkaRecordHandler<K, V> handler;
-        private Duration pollTimeout = Duration.ofMillis(500);
-        private Duration commitTimeout = Duration.ofSeconds(30);
-        private Duration retryBackoff = Duration.ofSeconds(1);
-        private Duration closeTimeout = Duration.ofSeconds(30);
-        private KafkaOffsetStore offsetStore;
-        private KafkaConsumerListener listener = KafkaConsumerListener.noop();
-        private Function<? super ConsumerRecord<K, V>, byte[]> quarantinePayload = IdempotentKafkaConsumer::defaultPayload;
+        final List<String> topics = new ArrayList<>();
+        MessageIdExtractor<? super ConsumerRecord<K, V>> messageIds = KafkaMessageIds.standard();
+        Duration pollTimeout = Duration.ofMillis(500);
+        Duration commitTimeout = Duration.ofSeconds(30);
+        Duration retryBackoff = Duration.ofSeconds(1);
+        Duration closeTimeout = Duration.ofSeconds(30);
+        KafkaOffsetStore offsetStore;
+        Function<? super ConsumerRecord<K, V>, byte[]> quarantinePayload = IdempotentKafkaConsumer::defaultPayload;
 
-        private Builder(DataSource dataSource, Inbox inbox) {
-            this.dataSource = Objects.requireNonNull(dataSource, "dataSource is null");
-            this.inbox = Objects.requireNonNull(inbox, "inbox is null");
+        private Builder(Inbox inbox) {
+            super(inbox, KafkaMessageIds.standard());
         }
 
         /**
@@ -963,22 +304,11 @@ public final class IdempotentKafkaConsumer<K, V> implements Runnable, AutoClosea
             return this;
         }
 
-        /** The inbox consumer name that scopes message ids; default: the group id. 1–200 visible ASCII characters. */
-        public Builder<K, V> consumerName(String consumerName) {
-            this.consumerName = checkConsumerName(consumerName, "consumer name");
-            return this;
-        }
-
-        /** Default {@link MessageIdExtractor#standard()}: header {@code message-id}, else {@code topic-partition-offset}. */
-        public Builder<K, V> messageIds(MessageIdExtractor messageIds) {
-            this.messageIds = Objects.requireNonNull(messageIds, "messageIds is null");
-            return this;
-        }
-
-        /** The work for each new message; required. */
-        public Builder<K, V> handler(KafkaRecordHandler<K, V> handler) {
-            this.handler = Objects.requireNonNull(handler, "handler is null");
-            return this;
+        /** Default {@link KafkaMessageIds#standard()}: header {@code message-id}, else {@code topic-partition-offset}. */
+        @Override
+        public Builder<K, V> messageIdExtractor(MessageIdExtractor<? super ConsumerRecord<K, V>> messageIdExtractor) {
+            this.messageIds = Objects.requireNonNull(messageIdExtractor, "messageIdExtractor is null");
+            return super.messageIdExtractor(messageIdExtractor);
         }
 
         /** How long one poll waits for records: 1 ms to 1 min, default 500 ms. */
@@ -995,10 +325,12 @@ public final class IdempotentKafkaConsumer<K, V> implements Runnable, AutoClosea
 
         /**
          * How long a partition pauses after a record's handler failed before the record is delivered
-         * again, and how long the loop waits after a database failure: 0 to 1 min, default 1 s.
+         * again, and (as {@link #storeFailureBackoff}) how long the loop waits after a database failure:
+         * 0 to 1 min, default 1 s.
          */
         public Builder<K, V> retryBackoff(Duration retryBackoff) {
             this.retryBackoff = checkDuration("retryBackoff", retryBackoff, Duration.ZERO, Duration.ofMinutes(1));
+            storeFailureBackoffChecked(retryBackoff);
             return this;
         }
 
@@ -1020,11 +352,6 @@ public final class IdempotentKafkaConsumer<K, V> implements Runnable, AutoClosea
             return this;
         }
 
-        public Builder<K, V> listener(KafkaConsumerListener listener) {
-            this.listener = Objects.requireNonNull(listener, "listener is null");
-            return this;
-        }
-
         /**
          * The bytes the quarantine keeps of a failed record, for inspection and
          * {@link Inbox#replay}; default: byte[], ByteBuffer and String values as they are (UTF-8),
@@ -1041,7 +368,7 @@ public final class IdempotentKafkaConsumer<K, V> implements Runnable, AutoClosea
          * @throws IllegalArgumentException if no consumer name is set and the group id is not a valid one
          */
         public IdempotentKafkaConsumer<K, V> build() {
-            if (handler == null) {
+            if (handler() == null) {
                 throw new IllegalStateException("a handler is required");
             }
             if (topics.isEmpty()) {
@@ -1058,9 +385,9 @@ public final class IdempotentKafkaConsumer<K, V> implements Runnable, AutoClosea
                     || !config.containsKey(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG))) {
                 throw new IllegalStateException("the consumer config needs key.deserializer and value.deserializer, or set deserializers(...)");
             }
-            if (consumerName == null && config != null) {
-                checkConsumerName(String.valueOf(config.get(ConsumerConfig.GROUP_ID_CONFIG)),
-                        "the group id (used as the inbox consumer name; set consumerName)");
+            if (consumerName() == null && config != null) {
+                consumerName(checkConsumerName(String.valueOf(config.get(ConsumerConfig.GROUP_ID_CONFIG)),
+                        "the group id (used as the inbox consumer name; set consumerName)"));
             }
             return new IdempotentKafkaConsumer<>(this);
         }
@@ -1073,13 +400,6 @@ public final class IdempotentKafkaConsumer<K, V> implements Runnable, AutoClosea
             Deserializer<K> kd = keyDeserializer;
             Deserializer<V> vd = valueDeserializer;
             return () -> kd != null ? new KafkaConsumer<>(props, kd, vd) : new KafkaConsumer<>(props);
-        }
-
-        private String consumerName() {
-            if (consumerName != null || config == null) {
-                return consumerName;
-            }
-            return String.valueOf(config.get(ConsumerConfig.GROUP_ID_CONFIG));
         }
     }
 }

@@ -2,7 +2,7 @@ package dev.idem.kafka;
 
 /**
  * The record headers idem writes and reads. {@link KafkaOutboxPublisher} writes all of them, UTF-8
- * encoded; {@link MessageIdExtractor#standard()} reads {@link #MESSAGE_ID}.
+ * encoded; {@link KafkaMessageIds#standard()} reads {@link #MESSAGE_ID}.
  */
 public final class KafkaHeaders {
     /** The stable message id of an outbox event: the same on every publish of the event. */

@@ -1,5 +1,6 @@
 package dev.idem.kafka;
 
+import dev.idem.inbox.consumer.ConsumerListener;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -8,11 +9,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.common.TopicPartition;
 
 /** A listener that counts what a consumer did and keeps its current assignment. */
-final class Counting implements KafkaConsumerListener {
+final class Counting implements ConsumerListener<ConsumerRecord<?, ?>> {
     final AtomicInteger processed = new AtomicInteger();
     final AtomicInteger duplicates = new AtomicInteger();
     final AtomicInteger failed = new AtomicInteger();
@@ -23,7 +22,7 @@ final class Counting implements KafkaConsumerListener {
     final List<String> duplicateIds = new CopyOnWriteArrayList<>();
     /** Processed records in the order their work committed. */
     final List<ConsumerRecord<?, ?>> processedRecords = new CopyOnWriteArrayList<>();
-    final Set<TopicPartition> assignment = ConcurrentHashMap.newKeySet();
+    final Set<String> assignment = ConcurrentHashMap.newKeySet();
 
     @Override
     public void processed(String consumer, ConsumerRecord<?, ?> record, String messageId) {
@@ -49,17 +48,17 @@ final class Counting implements KafkaConsumerListener {
     }
 
     @Override
-    public void committed(String consumer, Map<TopicPartition, OffsetAndMetadata> offsets, boolean inDatabase) {
+    public void positionsCommitted(String consumer, Map<String, Long> offsets, boolean inDatabase) {
         (inDatabase ? databaseCommits : kafkaCommits).incrementAndGet();
     }
 
     @Override
-    public void partitionsAssigned(String consumer, Collection<TopicPartition> partitions) {
+    public void assigned(String consumer, Collection<String> partitions) {
         assignment.addAll(partitions);
     }
 
     @Override
-    public void partitionsRevoked(String consumer, Collection<TopicPartition> partitions) {
+    public void revoked(String consumer, Collection<String> partitions) {
         assignment.removeAll(partitions);
     }
 }

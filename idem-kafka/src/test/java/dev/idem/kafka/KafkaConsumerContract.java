@@ -3,6 +3,8 @@ package dev.idem.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.idem.inbox.consumer.ConsumerListener;
+import dev.idem.inbox.consumer.MessageHandler;
 import dev.idem.inbox.Inbox;
 import dev.idem.inbox.InboxOutcome;
 import dev.idem.outbox.Outbox;
@@ -243,7 +245,7 @@ abstract class KafkaConsumerContract {
         }
         String group = group();
         Counting counts = new Counting();
-        KafkaRecordHandler<String, String> strict = (c, r) -> {
+        MessageHandler<ConsumerRecord<String, String>> strict = (c, r) -> {
             if (r.value().equals("poison")) {
                 throw new IllegalStateException("cannot book this amount");
             }
@@ -476,7 +478,7 @@ abstract class KafkaConsumerContract {
             }
         };
         Map<String, Object> config = consumerConfig(group);
-        IdempotentKafkaConsumer<String, Long> consumer = IdempotentKafkaConsumer.<String, Long>builder(db.dataSource(), inbox)
+        IdempotentKafkaConsumer<String, Long> consumer = IdempotentKafkaConsumer.<String, Long>builder(inbox)
                 .consumer(() -> new KafkaConsumer<>(config, new StringDeserializer(), amounts))
                 .topics(topic)
                 .consumerName(CONSUMER)
@@ -521,7 +523,7 @@ abstract class KafkaConsumerContract {
         DataSource flaky = FlakyDataSource.failingCommits(db.dataSource(), failingCommits);
         String group = group();
         Counting counts = new Counting();
-        IdempotentKafkaConsumer<String, String> consumer = IdempotentKafkaConsumer.<String, String>builder(flaky, inbox)
+        IdempotentKafkaConsumer<String, String> consumer = IdempotentKafkaConsumer.<String, String>builder(Inbox.builder(flaky).maxAttempts(3).build())
                 .consumer(() -> new KafkaConsumer<>(consumerConfig(group), new StringDeserializer(), new StringDeserializer()))
                 .topics(topic)
                 .consumerName(CONSUMER)
@@ -545,10 +547,10 @@ abstract class KafkaConsumerContract {
 
     // ---- helpers -----------------------------------------------------------------------------------------
 
-    protected IdempotentKafkaConsumer<String, String> ledgerConsumer(String group, String topic, Probe probe, KafkaConsumerListener listener,
+    protected IdempotentKafkaConsumer<String, String> ledgerConsumer(String group, String topic, Probe probe, ConsumerListener<ConsumerRecord<?, ?>> listener,
             UnaryOperator<IdempotentKafkaConsumer.Builder<String, String>> settings) {
         Map<String, Object> config = consumerConfig(group);
-        IdempotentKafkaConsumer.Builder<String, String> builder = IdempotentKafkaConsumer.<String, String>builder(db.dataSource(), inbox)
+        IdempotentKafkaConsumer.Builder<String, String> builder = IdempotentKafkaConsumer.<String, String>builder(inbox)
                 .consumer(() -> probe.wrap(new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer())))
                 .topics(topic)
                 .consumerName(CONSUMER)
@@ -629,7 +631,7 @@ abstract class KafkaConsumerContract {
     }
 
     protected static String id(ConsumerRecord<?, ?> r) throws Exception {
-        return MessageIdExtractor.standard().messageId(r);
+        return KafkaMessageIds.standard().messageId(r);
     }
 
     protected static String header(ConsumerRecord<?, ?> r, String name) {

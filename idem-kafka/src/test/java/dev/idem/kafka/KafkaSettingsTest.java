@@ -39,7 +39,7 @@ class KafkaSettingsTest {
     }
 
     private IdempotentKafkaConsumer.Builder<String, String> builder() {
-        return IdempotentKafkaConsumer.<String, String>builder(db.dataSource(), inbox);
+        return IdempotentKafkaConsumer.<String, String>builder(inbox);
     }
 
     private static Map<String, Object> config() {
@@ -101,7 +101,7 @@ class KafkaSettingsTest {
         assertThatThrownBy(() -> builder().retryBackoff(Duration.ofMinutes(2))).hasMessageContaining("retryBackoff").hasMessageContaining("PT2M");
         assertThatThrownBy(() -> builder().commitTimeout(Duration.ofMillis(-1))).hasMessageContaining("commitTimeout");
         assertThatThrownBy(() -> builder().closeTimeout(Duration.ofHours(1))).hasMessageContaining("closeTimeout");
-        assertThatThrownBy(() -> IdempotentKafkaConsumer.builder(null, inbox)).isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> IdempotentKafkaConsumer.builder(null)).isInstanceOf(NullPointerException.class);
         assertThatThrownBy(() -> builder().handler(null)).isInstanceOf(NullPointerException.class);
     }
 
@@ -122,16 +122,16 @@ class KafkaSettingsTest {
     void messageIds() throws Exception {
         RecordHeaders headers = new RecordHeaders();
         headers.add(KafkaHeaders.MESSAGE_ID, "abc".getBytes(StandardCharsets.UTF_8));
-        assertThat(MessageIdExtractor.standard().messageId(record("payments", headers, "v"))).isEqualTo("abc");
-        assertThat(MessageIdExtractor.standard().messageId(record("payments", new RecordHeaders(), "v"))).isEqualTo("payments-3-42");
+        assertThat(KafkaMessageIds.standard().messageId(record("payments", headers, "v"))).isEqualTo("abc");
+        assertThat(KafkaMessageIds.standard().messageId(record("payments", new RecordHeaders(), "v"))).isEqualTo("payments-3-42");
         RecordHeaders empty = new RecordHeaders();
         empty.add(KafkaHeaders.MESSAGE_ID, new byte[0]);
-        assertThat(MessageIdExtractor.standard().messageId(record("payments", empty, "v"))).isEqualTo("payments-3-42");
-        assertThat(MessageIdExtractor.coordinates().messageId(record("payments", headers, "v"))).isEqualTo("payments-3-42");
+        assertThat(KafkaMessageIds.standard().messageId(record("payments", empty, "v"))).isEqualTo("payments-3-42");
+        assertThat(KafkaMessageIds.coordinates().messageId(record("payments", headers, "v"))).isEqualTo("payments-3-42");
         RecordHeaders custom = new RecordHeaders();
         custom.add("event-id", "e-1".getBytes(StandardCharsets.UTF_8));
-        assertThat(MessageIdExtractor.headerOrCoordinates("event-id").messageId(record("payments", custom, "v"))).isEqualTo("e-1");
-        assertThatThrownBy(() -> MessageIdExtractor.headerOrCoordinates("")).isInstanceOf(IllegalArgumentException.class);
+        assertThat(KafkaMessageIds.headerOrCoordinates("event-id").messageId(record("payments", custom, "v"))).isEqualTo("e-1");
+        assertThatThrownBy(() -> KafkaMessageIds.headerOrCoordinates("")).isInstanceOf(IllegalArgumentException.class);
 
         String longTopic = "t".repeat(249);
         assertThat(IdempotentKafkaConsumer.coordinates(record(longTopic, new RecordHeaders(), "v"))).hasSize(254).endsWith("-3-42");

@@ -78,7 +78,7 @@ final class Probe {
         if (name.equals("poll") && result instanceof ConsumerRecords<?, ?> records && !records.isEmpty()) {
             List<String> ids = new ArrayList<>();
             for (ConsumerRecord<?, ?> r : records) {
-                ids.add(MessageIdExtractor.standard().messageId(r));
+                ids.add(KafkaMessageIds.standard().messageId(r));
             }
             polls.add(ids);
         }

@@ -1,6 +1,10 @@
 package dev.idem.nats;
 
-import dev.idem.inbox.BrokerBatch;
+import dev.idem.inbox.consumer.BrokerAdapter;
+import dev.idem.inbox.consumer.ConsumerBuilder;
+import dev.idem.inbox.consumer.ConsumerListener;
+import dev.idem.inbox.consumer.ConsumerLoop;
+import dev.idem.inbox.consumer.MessageHandler;
 import dev.idem.inbox.Inbox;
 import dev.idem.inbox.InboxMessage;
 import dev.idem.inbox.InboxOutcome;
@@ -21,15 +25,13 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * An idempotent NATS JetStream consumer: a <b>durable pull consumer</b> with explicit acks whose
  * every fetch is processed with one {@link Inbox#processBatch} call (one claim statement, one
- * transaction), and whose messages are acknowledged with {@code AckSync} <b>only after that
+ * transaction, driven by the shared {@link ConsumerLoop}), and whose messages are acknowledged with {@code AckSync} <b>only after that
  * transaction committed</b>. A consumer that dies between the commit and the ack has its messages
  * redelivered after {@code AckWait}, to itself or to another instance bound to the same durable, and
  * the inbox answers them {@code DUPLICATE}: they are acknowledged without running the handler.
@@ -51,8 +53,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * <tr><td>QUARANTINED: the attempt that reached the inbox's {@code maxAttempts}, or any later delivery;
  *     the message (data, headers) is in the inbox's quarantine table</td>
  *     <td>{@code term}: never redelivered; replay or drop it from the database</td></tr>
- * <tr><td>no usable message id (see {@link MessageIdExtractor})</td>
- *     <td>{@code term}, reported to {@link NatsConsumerListener#refused}</td></tr>
+ * <tr><td>no usable message id (see {@link NatsMessageIds})</td>
+ *     <td>{@code term}, reported to {@link ConsumerListener#refused}</td></tr>
  * <tr><td>the database failed (nothing committed, nothing counted)</td><td>after a pause, {@code nak}</td></tr>
  * </table>
  *
@@ -88,33 +90,22 @@ public final class NatsInboxConsumer implements AutoCloseable {
     private final long maxAckPending;
     private final Duration nakDelay;
     private final Duration ackTimeout;
-    private final Duration storeFailureBackoff;
-    private final MessageIdExtractor messageIds;
-    private final NatsMessageHandler handler;
-    private final NatsConsumerListener listener;
     private final AckHook beforeAck;
-    private final BrokerBatch<Message> batches;
-    private final JetStreamAnswers answers = new JetStreamAnswers();
+    private final ConsumerLoop<Message> loop;
 
     private final AtomicLong acknowledged = new AtomicLong();
     private final AtomicLong naks = new AtomicLong();
     private final AtomicLong terminated = new AtomicLong();
-    private final AtomicLong refused = new AtomicLong();
-    private final AtomicBoolean stopReported = new AtomicBoolean();
-    private final Object pause = new Object();
-    private volatile boolean running;
     private volatile boolean started;
-    private volatile boolean closing;
     private JetStreamSubscription subscription;
-    private Thread worker;
 
     private NatsInboxConsumer(Builder b) {
-        this.inbox = b.inbox;
+        this.inbox = b.inbox();
         this.connection = b.connection;
         this.stream = b.stream;
         this.durable = b.durable;
         this.filterSubject = b.filterSubject;
-        this.consumerName = b.consumerName;
+        this.consumerName = b.consumerName();
         this.batchSize = b.batchSize;
         this.fetchWait = b.fetchWait;
         this.ackWait = b.ackWait;
@@ -122,12 +113,8 @@ public final class NatsInboxConsumer implements AutoCloseable {
         this.maxAckPending = b.maxAckPending;
         this.nakDelay = b.nakDelay;
         this.ackTimeout = b.ackTimeout;
-        this.storeFailureBackoff = b.storeFailureBackoff;
-        this.messageIds = b.messageIds;
-        this.handler = b.handler;
-        this.listener = b.listener;
         this.beforeAck = b.beforeAck;
-        this.batches = new BrokerBatch<>(inbox, consumerName, handler::handle);
+        this.loop = b.loop(new JetStreamAdapter(), "stream '" + stream + "'");
     }
 
     public static Builder builder(Inbox inbox) {
@@ -136,7 +123,7 @@ public final class NatsInboxConsumer implements AutoCloseable {
 
     /**
      * Creates (or updates) the durable pull consumer with explicit acks, {@code AckWait},
-     * {@code MaxDeliver} and {@code MaxAckPending}, binds to it and starts the worker thread.
+     * {@code MaxDeliver} and {@code MaxAckPending}, binds to it and starts the consumer's loop.
      *
      * @throws IOException           if JetStream refused (no such stream, settings it will not change, no JetStream)
      * @throws IllegalStateException if already started
@@ -160,14 +147,10 @@ public final class NatsInboxConsumer implements AutoCloseable {
             jsm.addOrUpdateConsumer(stream, config.build());
             subscription = connection.jetStream().subscribe(filterSubject, PullSubscribeOptions.bind(stream, durable));
         } catch (IOException | JetStreamApiException | RuntimeException e) {
-            closing = true;
             throw new IOException("consumer " + consumerName + " could not bind durable '" + durable + "' on stream '" + stream + "': "
                     + e.getMessage(), e);
         }
-        running = true;
-        worker = new Thread(this::work, "idem-nats-" + consumerName + "-" + stream);
-        worker.setDaemon(true);
-        worker.start();
+        loop.start("idem-nats-" + consumerName + "-" + stream);
         return this;
     }
 
@@ -178,31 +161,11 @@ public final class NatsInboxConsumer implements AutoCloseable {
      */
     @Override
     public void close() {
-        Thread w;
-        synchronized (this) {
-            closing = true;
-            running = false;
-            w = worker;
-            worker = null;
-        }
-        synchronized (pause) {
-            pause.notifyAll();
-        }
-        if (w != null && w != Thread.currentThread()) {
-            try {
-                w.join(CLOSE_TIMEOUT.toMillis());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-        unsubscribeQuietly();
-        if (started && stopReported.compareAndSet(false, true)) {
-            Guard.run(() -> listener.stopped(stream, null));
-        }
+        loop.close(CLOSE_TIMEOUT);
     }
 
     public boolean isRunning() {
-        return running;
+        return loop.isRunning();
     }
 
     /**
@@ -212,7 +175,7 @@ public final class NatsInboxConsumer implements AutoCloseable {
      *
      * @return {@code PROCESSED}, {@code QUARANTINED} (the handler threw again) or {@code DUPLICATE} (not in the quarantine)
      */
-    public InboxOutcome replay(String messageId, NatsMessageHandler fixedHandler) {
+    public InboxOutcome replay(String messageId, MessageHandler<Message> fixedHandler) {
         Objects.requireNonNull(fixedHandler, "handler is null");
         return inbox.replay(consumerName, messageId, (c, m) -> fixedHandler.handle(c, rebuild(m)));
     }
@@ -247,56 +210,25 @@ public final class NatsInboxConsumer implements AutoCloseable {
 
     /** Messages refused for want of a usable message id so far. */
     public long refused() {
-        return refused.get();
+        return loop.refused();
     }
 
     @Override
     public String toString() {
         return "NatsInboxConsumer[stream=" + stream + ", durable=" + durable + ", consumer=" + consumerName + ", batchSize=" + batchSize
-                + ", running=" + running + "]";
+                + ", running=" + isRunning() + "]";
     }
 
-    // ---- the worker ------------------------------------------------------------------------------------
-
-    private void work() {
-        Throwable cause = null;
-        try {
-            while (running) {
-                if (connection.getStatus() == Connection.Status.CLOSED) {
-                    throw new IllegalStateException("the NATS connection is closed");
-                }
-                // Only JetStream messages can be acknowledged; anything else a fetch returns is passed over.
-                List<Message> fetched = subscription.fetch(batchSize, fetchWait).stream().filter(Message::isJetStream).toList();
-                if (!fetched.isEmpty()) {
-                    batches.process(fetched, answers);
-                }
-            }
-        } catch (Throwable e) {
-            if (!closing) {
-                cause = e;
-                if (e instanceof InterruptedException) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-        }
-        if (!closing) {
-            running = false;
-            LOG.log(System.Logger.Level.WARNING, "consumer " + consumerName + " on stream '" + stream + "' stopped (" + cause
-                    + "); its unacknowledged messages are redelivered after AckWait");
-            unsubscribeQuietly();
-            Throwable why = cause;
-            if (stopReported.compareAndSet(false, true)) {
-                Guard.run(() -> listener.stopped(stream, why));
-            }
-        }
-    }
-
-    /** The answers to JetStream, one call per message; they keep no state, so one serves every fetch. */
-    private final class JetStreamAnswers implements BrokerBatch.Broker<Message> {
+    /** The durable pull subscription as the loop's broker; one call per message, no state between fetches. */
+    private final class JetStreamAdapter implements BrokerAdapter<Message> {
 
         @Override
-        public String messageId(Message m) {
-            return messageIds.messageId(m);
+        public List<Message> fetch() {
+            if (connection.getStatus() == Connection.Status.CLOSED) {
+                throw new IllegalStateException("the NATS connection is closed");
+            }
+            // Only JetStream messages can be acknowledged; anything else a fetch returns is passed over.
+            return subscription.fetch(batchSize, fetchWait).stream().filter(Message::isJetStream).toList();
         }
 
         @Override
@@ -315,24 +247,18 @@ public final class NatsInboxConsumer implements AutoCloseable {
         }
 
         @Override
-        public void refuse(Message m, String reason) {
-            String text = "consumer " + consumerName + " refused a message on stream '" + stream + "' (stream sequence "
-                    + m.metaData().streamSequence() + "): " + reason + ". It was terminated (term): JetStream will not redeliver it.";
-            LOG.log(System.Logger.Level.WARNING, text);
-            m.term();
-            refused.incrementAndGet();
-            terminated.incrementAndGet();
-            Guard.run(() -> listener.refused(stream, m, text));
+        public String describe(Message m) {
+            return "a message on stream '" + stream + "' (stream sequence " + m.metaData().streamSequence() + ")";
         }
 
         @Override
-        public void storeFailed(List<Message> claimed, RuntimeException e) throws InterruptedException {
-            // Nothing committed, nothing counted: give the database a moment, then let JetStream redeliver.
-            Guard.run(() -> listener.storeFailed(stream, claimed.size(), e));
-            LOG.log(System.Logger.Level.WARNING, "consumer " + consumerName + " on stream '" + stream + "': the inbox failed (" + e
-                    + "); " + claimed.size() + " messages are nak'ed after " + storeFailureBackoff);
-            LOG.log(System.Logger.Level.DEBUG, "the inbox's failure", e);
-            pause(storeFailureBackoff);
+        public String refusal() {
+            return "It was terminated (term): JetStream will not redeliver it.";
+        }
+
+        @Override
+        public void refuse(Message m, String reason) {
+            quarantined(m);
         }
 
         @Override
@@ -347,7 +273,7 @@ public final class NatsInboxConsumer implements AutoCloseable {
                 acknowledged.incrementAndGet();
             } catch (TimeoutException e) {
                 // JetStream redelivers it after AckWait; the inbox will answer DUPLICATE.
-                Guard.run(() -> listener.ackFailed(stream, m, e));
+                loop.ackFailed(m, e);
             }
         }
 
@@ -366,26 +292,17 @@ public final class NatsInboxConsumer implements AutoCloseable {
             }
             naks.incrementAndGet();
         }
-    }
 
-    private void pause(Duration d) throws InterruptedException {
-        long until = System.nanoTime() + d.toNanos();
-        synchronized (pause) {
-            long left;
-            while (running && (left = until - System.nanoTime()) > 0) {
-                TimeUnit.NANOSECONDS.timedWait(pause, left);
-            }
-        }
-    }
-
-    private synchronized void unsubscribeQuietly() {
-        JetStreamSubscription sub = subscription;
-        subscription = null;
-        if (sub != null && connection.getStatus() != Connection.Status.CLOSED) {
-            try {
-                sub.unsubscribe();
-            } catch (RuntimeException e) {
-                LOG.log(System.Logger.Level.DEBUG, "unsubscribing consumer " + consumerName + " failed", e);
+        @Override
+        public synchronized void release(Throwable failure) {
+            JetStreamSubscription sub = subscription;
+            subscription = null;
+            if (sub != null && connection.getStatus() != Connection.Status.CLOSED) {
+                try {
+                    sub.unsubscribe();
+                } catch (RuntimeException e) {
+                    LOG.log(System.Logger.Level.DEBUG, "unsubscribing consumer " + consumerName + " failed", e);
+                }
             }
         }
     }
@@ -419,8 +336,8 @@ public final class NatsInboxConsumer implements AutoCloseable {
                 headers.put(name, value);
             }
         });
-        if (!headers.containsKey(MessageIdExtractor.NATS_MSG_ID)) {
-            headers.put(MessageIdExtractor.NATS_MSG_ID, m.id());
+        if (!headers.containsKey(NatsMessageIds.NATS_MSG_ID)) {
+            headers.put(NatsMessageIds.NATS_MSG_ID, m.id());
         }
         String subject = m.headers().getOrDefault(SUBJECT, filterSubject != null && !filterSubject.contains("*") && !filterSubject.contains(">")
                 ? filterSubject : stream);
@@ -437,14 +354,15 @@ public final class NatsInboxConsumer implements AutoCloseable {
         void beforeAck(Connection connection, List<Message> batch) throws Exception;
     }
 
-    /** Settings of a {@link NatsInboxConsumer}; each setter validates its value. */
-    public static final class Builder {
-        private final Inbox inbox;
+    /**
+     * Settings of a {@link NatsInboxConsumer}: the broker's own here, the ones every consumer has in
+     * {@link ConsumerBuilder}. Each setter validates its value.
+     */
+    public static final class Builder extends ConsumerBuilder<Message, Builder> {
         private Connection connection;
         private String stream;
         private String durable;
         private String filterSubject;
-        private String consumerName;
         private int batchSize = 256;
         private Duration fetchWait = Duration.ofMillis(500);
         private Duration ackWait = Duration.ofSeconds(30);
@@ -452,14 +370,10 @@ public final class NatsInboxConsumer implements AutoCloseable {
         private long maxAckPending = 1000;
         private Duration nakDelay = Duration.ZERO;
         private Duration ackTimeout = Duration.ofSeconds(5);
-        private Duration storeFailureBackoff = Duration.ofSeconds(1);
-        private MessageIdExtractor messageIds = MessageIdExtractor.standard();
-        private NatsMessageHandler handler;
-        private NatsConsumerListener listener = NatsConsumerListener.noop();
         private AckHook beforeAck = AckHook.NONE;
 
         private Builder(Inbox inbox) {
-            this.inbox = Objects.requireNonNull(inbox, "inbox is null");
+            super(inbox, NatsMessageIds.standard());
         }
 
         /** The application's NATS connection; it stays the application's. Required. */
@@ -487,15 +401,6 @@ public final class NatsInboxConsumer implements AutoCloseable {
                         + (filterSubject == null ? "null" : "'" + filterSubject + "'"));
             }
             this.filterSubject = filterSubject;
-            return this;
-        }
-
-        /**
-         * The inbox consumer name that scopes message ids (e.g. {@code ledger}): 1–200 visible ASCII
-         * characters. Consumers that must not apply one message twice share a name. Required.
-         */
-        public Builder consumerName(String consumerName) {
-            this.consumerName = Names.checkConsumer(consumerName);
             return this;
         }
 
@@ -561,29 +466,6 @@ public final class NatsInboxConsumer implements AutoCloseable {
             return this;
         }
 
-        /** Pause before nak'ing a batch after the database failed: 1 ms – 10 min, default 1 s. */
-        public Builder storeFailureBackoff(Duration backoff) {
-            this.storeFailureBackoff = range("storeFailureBackoff", backoff, Duration.ofMillis(1), Duration.ofMinutes(10));
-            return this;
-        }
-
-        /** Where the message id comes from. Default {@link MessageIdExtractor#standard()}: {@code Nats-Msg-Id}, else the stream sequence. */
-        public Builder messageIdExtractor(MessageIdExtractor messageIds) {
-            this.messageIds = Objects.requireNonNull(messageIds, "messageIdExtractor is null");
-            return this;
-        }
-
-        /** The work per message, on the inbox's transaction. Required. */
-        public Builder handler(NatsMessageHandler handler) {
-            this.handler = Objects.requireNonNull(handler, "handler is null");
-            return this;
-        }
-
-        public Builder listener(NatsConsumerListener listener) {
-            this.listener = Objects.requireNonNull(listener, "listener is null");
-            return this;
-        }
-
         Builder beforeAck(AckHook hook) {
             this.beforeAck = Objects.requireNonNull(hook, "hook is null");
             return this;
@@ -601,17 +483,17 @@ public final class NatsInboxConsumer implements AutoCloseable {
             if (durable == null) {
                 missing.add("durable");
             }
-            if (consumerName == null) {
+            if (consumerName() == null) {
                 missing.add("consumerName");
             }
-            if (handler == null) {
+            if (handler() == null) {
                 missing.add("handler");
             }
             if (!missing.isEmpty()) {
                 throw new IllegalStateException("NatsInboxConsumer needs " + String.join(", ", missing));
             }
-            if (maxDeliver != -1 && maxDeliver < inbox.maxAttempts()) {
-                throw new IllegalStateException("maxDeliver " + maxDeliver + " is below the inbox's maxAttempts " + inbox.maxAttempts()
+            if (maxDeliver != -1 && maxDeliver < inbox().maxAttempts()) {
+                throw new IllegalStateException("maxDeliver " + maxDeliver + " is below the inbox's maxAttempts " + inbox().maxAttempts()
                         + ": JetStream would stop redelivering a failing message before the inbox quarantines it");
             }
             if (maxAckPending < batchSize) {

@@ -3,6 +3,8 @@ package dev.idem.nats;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.idem.inbox.consumer.ConsumerListener;
+import dev.idem.inbox.consumer.MessageHandler;
 import dev.idem.inbox.Inbox;
 import dev.idem.inbox.InboxOutcome;
 import dev.idem.inbox.QuarantinedMessage;
@@ -47,12 +49,12 @@ class NatsInboxConsumerTest extends NatsTestSupport {
         AtomicInteger runsOf5 = new AtomicInteger();
         NatsInboxConsumer c = closeLater(consumer(inbox, s[0], "ledger").batchSize(50).fetchWait(Duration.ofSeconds(1))
                 .handler((sql, m) -> {
-                    if (MessageIdExtractor.natsMsgId().messageId(m).equals(id(5))) {
+                    if (NatsMessageIds.natsMsgId().messageId(m).equals(id(5))) {
                         runsOf5.incrementAndGet();
                     }
                     book(sql, m);
                 })
-                .beforeAck((conn, batch) -> batches.add(batch.stream().map(m -> MessageIdExtractor.natsMsgId().messageId(m)).toList()))
+                .beforeAck((conn, batch) -> batches.add(batch.stream().map(m -> NatsMessageIds.natsMsgId().messageId(m)).toList()))
                 .build().start());
         await("all 12 acked", Duration.ofSeconds(30), () -> c.acknowledged() == 12);
 
@@ -71,8 +73,8 @@ class NatsInboxConsumerTest extends NatsTestSupport {
         Inbox inbox = inbox(b -> b);
         AtomicInteger lockWaitsSeen = new AtomicInteger();
         // Whichever consumer runs m-0 first holds its uncommitted claim until the other's claim of m-0 waits on it.
-        NatsMessageHandler handler = (sql, m) -> {
-            if (MessageIdExtractor.natsMsgId().messageId(m).equals(id(0))) {
+        MessageHandler<Message> handler = (sql, m) -> {
+            if (NatsMessageIds.natsMsgId().messageId(m).equals(id(0))) {
                 await("the other consumer's claim waits on this one", Duration.ofSeconds(30), () -> sessionsWaitingOnLocks() > 0);
                 lockWaitsSeen.incrementAndGet();
             }
@@ -104,7 +106,7 @@ class NatsInboxConsumerTest extends NatsTestSupport {
         AtomicInteger poisonRuns = new AtomicInteger();
         NatsInboxConsumer c = closeLater(consumer(inbox, s[0], "ledger").batchSize(20).maxDeliver(10).nakDelay(Duration.ofMillis(20))
                 .handler((sql, m) -> {
-                    if (MessageIdExtractor.natsMsgId().messageId(m).equals(id(42))) {
+                    if (NatsMessageIds.natsMsgId().messageId(m).equals(id(42))) {
                         poisonRuns.incrementAndGet();
                         throw new IllegalStateException("cannot parse this amount");
                     }
@@ -133,14 +135,14 @@ class NatsInboxConsumerTest extends NatsTestSupport {
 
         // The fix: replay runs the fixed handler once on a message rebuilt from the quarantine.
         AtomicReference<Message> replayed = new AtomicReference<>();
-        NatsMessageHandler fixed = (sql, m) -> {
+        MessageHandler<Message> fixed = (sql, m) -> {
             replayed.set(m);
             book(sql, m);
         };
         assertThat(c.replay(id(42), fixed).status()).isEqualTo(InboxOutcome.Status.PROCESSED);
         assertThat(c.replay(id(42), fixed).status()).isEqualTo(InboxOutcome.Status.DUPLICATE);
         assertThat(replayed.get().getSubject()).isEqualTo(s[1]);
-        assertThat(MessageIdExtractor.natsMsgId().messageId(replayed.get())).isEqualTo(id(42));
+        assertThat(NatsMessageIds.natsMsgId().messageId(replayed.get())).isEqualTo(id(42));
         ledger.assertExactlyOnce(100);
         assertThat(inbox.listQuarantined("ledger", 10)).isEmpty();
 
@@ -157,7 +159,7 @@ class NatsInboxConsumerTest extends NatsTestSupport {
         Inbox inbox = inbox(b -> b);
         List<String> reasons = new CopyOnWriteArrayList<>();
         NatsInboxConsumer c = closeLater(consumer(inbox, s[0], "ledger").handler(NatsTestSupport::book)
-                .listener(new NatsConsumerListener() {
+                .listener(new ConsumerListener<Message>() {
                     @Override
                     public void refused(String stream, Message message, String reason) {
                         reasons.add(reason);
@@ -188,7 +190,7 @@ class NatsInboxConsumerTest extends NatsTestSupport {
         sql("ALTER TABLE idem_inbox RENAME TO idem_inbox_away");
         NatsInboxConsumer c = closeLater(consumer(inbox, s[0], "ledger").maxDeliver(3).storeFailureBackoff(Duration.ofMillis(20))
                 .handler(NatsTestSupport::book)
-                .listener(new NatsConsumerListener() {
+                .listener(new ConsumerListener<Message>() {
                     @Override
                     public void storeFailed(String stream, int messages, RuntimeException failure) {
                         storeFailures.incrementAndGet();
@@ -255,13 +257,13 @@ class NatsInboxConsumerTest extends NatsTestSupport {
     @Test
     @DisplayName("the default extractor takes Nats-Msg-Id first, then the stream sequence (JetStream messages only)")
     void defaultMessageIdExtractor() {
-        Headers headers = new Headers().put(MessageIdExtractor.NATS_MSG_ID, "abc").put("X-Id", "x");
+        Headers headers = new Headers().put(NatsMessageIds.NATS_MSG_ID, "abc").put("X-Id", "x");
         Message withId = NatsMessage.builder().subject("s").headers(headers).data(new byte[0]).build();
         Message without = NatsMessage.builder().subject("s").data(new byte[0]).build();
-        assertThat(MessageIdExtractor.standard().messageId(withId)).isEqualTo("abc");
-        assertThat(MessageIdExtractor.standard().messageId(without)).as("not a JetStream message: no sequence").isNull();
-        assertThat(MessageIdExtractor.header("X-Id").messageId(withId)).isEqualTo("x");
-        assertThat(MessageIdExtractor.header("X-Other").orElse(MessageIdExtractor.natsMsgId()).messageId(withId)).isEqualTo("abc");
-        assertThatThrownBy(() -> MessageIdExtractor.header("")).isInstanceOf(IllegalArgumentException.class);
+        assertThat(NatsMessageIds.standard().messageId(withId)).isEqualTo("abc");
+        assertThat(NatsMessageIds.standard().messageId(without)).as("not a JetStream message: no sequence").isNull();
+        assertThat(NatsMessageIds.header("X-Id").messageId(withId)).isEqualTo("x");
+        assertThat(NatsMessageIds.header("X-Other").orElse(NatsMessageIds.natsMsgId()).messageId(withId)).isEqualTo("abc");
+        assertThatThrownBy(() -> NatsMessageIds.header("")).isInstanceOf(IllegalArgumentException.class);
     }
 }

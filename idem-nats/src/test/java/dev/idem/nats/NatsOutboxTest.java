@@ -90,7 +90,7 @@ class NatsOutboxTest extends NatsTestSupport {
     private NatsInboxConsumer ledgerConsumer(Inbox inbox, String stream, List<String> handled) throws Exception {
         return closeLater(NatsInboxConsumer.builder(inbox).connection(nats).stream(stream).durable("ledger").consumerName("ledger")
                 .batchSize(100).fetchWait(Duration.ofMillis(100)).handler((c, m) -> {
-                    String id = MessageIdExtractor.natsMsgId().messageId(m);
+                    String id = NatsMessageIds.natsMsgId().messageId(m);
                     handled.add(id);
                     Ledger.book(c, id, Long.parseLong(new String(m.getData(), StandardCharsets.UTF_8)));
                 }).build().start());
@@ -164,7 +164,7 @@ class NatsOutboxTest extends NatsTestSupport {
         Message m = got.get(0);
         m.ack();
         sub.unsubscribe();
-        assertThat(m.getHeaders().getFirst(MessageIdExtractor.NATS_MSG_ID)).isEqualTo(appended.messageId().toString());
+        assertThat(m.getHeaders().getFirst(NatsMessageIds.NATS_MSG_ID)).isEqualTo(appended.messageId().toString());
         assertThat(m.getHeaders().getFirst(NatsOutboxPublisher.AGGREGATE_TYPE)).isEqualTo("account");
         assertThat(m.getHeaders().getFirst(NatsOutboxPublisher.AGGREGATE_ID)).isEqualTo("acct-7");
         assertThat(m.getHeaders().getFirst(NatsOutboxPublisher.SEQUENCE)).isEqualTo("1");

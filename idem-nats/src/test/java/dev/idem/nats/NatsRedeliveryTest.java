@@ -2,6 +2,7 @@ package dev.idem.nats;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.idem.inbox.consumer.MessageHandler;
 import dev.idem.inbox.Inbox;
 import io.nats.client.Connection;
 import io.nats.client.Message;
@@ -44,8 +45,8 @@ class NatsRedeliveryTest extends NatsTestSupport {
 
         // Broker redelivery: ten messages fail on their first delivery; the inbox counts the attempt and the consumer naks.
         Set<String> failedOnce = ConcurrentHashMap.newKeySet();
-        NatsMessageHandler handler = (c, m) -> {
-            String id = MessageIdExtractor.natsMsgId().messageId(m);
+        MessageHandler<Message> handler = (c, m) -> {
+            String id = NatsMessageIds.natsMsgId().messageId(m);
             if (Integer.parseInt(id.substring(2)) % 1000 == 7 && m.metaData().deliveredCount() == 1) {
                 failedOnce.add(id);
                 throw new IllegalStateException("transient failure");
@@ -91,7 +92,7 @@ class NatsRedeliveryTest extends NatsTestSupport {
         assertThat(settled(stream, "ledger")).isTrue();
     }
 
-    private NatsInboxConsumer.Builder consumer(Inbox inbox, Connection connection, String stream, NatsMessageHandler handler) {
+    private NatsInboxConsumer.Builder consumer(Inbox inbox, Connection connection, String stream, MessageHandler<Message> handler) {
         return NatsInboxConsumer.builder(inbox).connection(connection).stream(stream).durable("ledger").consumerName("ledger")
                 .batchSize(256).fetchWait(Duration.ofMillis(200)).ackWait(Duration.ofSeconds(2)).maxDeliver(20).handler(handler);
     }

@@ -96,7 +96,7 @@ abstract class NatsTestSupport {
 
     /** The handler every test books with: one ledger row, keyed by the message id the consumer used, with the amount in the data. */
     protected static void book(java.sql.Connection c, Message m) throws SQLException {
-        Ledger.book(c, MessageIdExtractor.standard().messageId(m), Long.parseLong(new String(m.getData(), StandardCharsets.UTF_8)));
+        Ledger.book(c, NatsMessageIds.standard().messageId(m), Long.parseLong(new String(m.getData(), StandardCharsets.UTF_8)));
     }
 
     // ---- JetStream --------------------------------------------------------------------------------------

@@ -9,7 +9,11 @@ import com.rabbitmq.client.Delivery;
 import com.rabbitmq.client.Envelope;
 import com.rabbitmq.client.Recoverable;
 import com.rabbitmq.client.ShutdownSignalException;
-import dev.idem.inbox.BrokerBatch;
+import dev.idem.inbox.consumer.BrokerAdapter;
+import dev.idem.inbox.consumer.ConsumerBuilder;
+import dev.idem.inbox.consumer.ConsumerListener;
+import dev.idem.inbox.consumer.ConsumerLoop;
+import dev.idem.inbox.consumer.MessageHandler;
 import dev.idem.inbox.Inbox;
 import dev.idem.inbox.InboxMessage;
 import dev.idem.inbox.InboxOutcome;
@@ -26,7 +30,6 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -53,9 +56,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * <tr><td>QUARANTINED: the attempt that reached the inbox's {@code maxAttempts}, or any later
  *     delivery; the message (body, headers) is in the inbox's quarantine table</td>
  *     <td>ack: the broker forgets it; the operator replays or drops it from the database</td></tr>
- * <tr><td>no message id (see {@link MessageIdExtractor})</td>
+ * <tr><td>no message id (see {@link RabbitMessageIds})</td>
  *     <td>reject without requeue: dead-lettered if the queue has a dead-letter exchange, else
- *     dropped by the broker; reported to {@link RabbitConsumerListener#refused}</td></tr>
+ *     dropped by the broker; reported to {@link ConsumerListener#refused}</td></tr>
  * <tr><td>the database failed (nothing committed, nothing counted)</td>
  *     <td>after a pause, nack with requeue</td></tr>
  * </table>
@@ -69,8 +72,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * broker dead-letters it.
  *
  * <h2>Batches</h2>
- * Deliveries arrive up to {@code prefetch} at a time ({@code basic.qos}); a worker thread takes what
- * has arrived (at most {@code prefetch}) and processes it with one {@link Inbox#processBatch} call:
+ * Deliveries arrive up to {@code prefetch} at a time ({@code basic.qos}); the consumer's
+ * {@link ConsumerLoop} takes what has arrived (at most {@code prefetch}) and processes it as one inbox batch:
  * one claim statement, one transaction. An id that occurs twice in a batch is handled once. If the
  * handler throws for one message, the inbox redoes the batch one message per transaction, so only
  * that one fails. Acknowledgements then go out as one multiple-ack where possible.
@@ -97,41 +100,27 @@ public final class RabbitInboxConsumer implements AutoCloseable {
     private final String queue;
     private final int prefetch;
     private final String consumerName;
-    private final MessageIdExtractor messageIds;
-    private final RabbitMessageHandler handler;
-    private final RabbitConsumerListener listener;
-    private final Duration storeFailureBackoff;
     private final AckHook beforeAck;
-    private final BrokerBatch<Delivery> batches;
+    private final ConsumerLoop<Delivery> loop;
 
     private final BlockingQueue<Delivery> arrived = new LinkedBlockingQueue<>();
     private final AtomicLong acknowledged = new AtomicLong();
     private final AtomicLong requeued = new AtomicLong();
-    private final AtomicLong refused = new AtomicLong();
-    private final Object pause = new Object();
-    private final AtomicBoolean stopReported = new AtomicBoolean();
-    private volatile boolean running;
     private volatile boolean started;
-    private volatile boolean closing;
-    private volatile Throwable shutdownCause;
+    private volatile RuntimeException gone;
     private Connection ownedConnection;
     private Channel channel;
     private String consumerTag;
-    private Thread worker;
 
     private RabbitInboxConsumer(Builder b) {
-        this.inbox = b.inbox;
+        this.inbox = b.inbox();
         this.givenConnection = b.connection;
         this.connectionFactory = b.connectionFactory;
         this.queue = b.queue;
         this.prefetch = b.prefetch;
-        this.consumerName = b.consumerName;
-        this.messageIds = b.messageIds;
-        this.handler = b.handler;
-        this.listener = b.listener;
-        this.storeFailureBackoff = b.storeFailureBackoff;
+        this.consumerName = b.consumerName();
         this.beforeAck = b.beforeAck;
-        this.batches = new BrokerBatch<>(inbox, consumerName, handler::handle);
+        this.loop = b.loop(new ChannelAdapter(), "queue '" + queue + "'");
     }
 
     public static Builder builder(Inbox inbox) {
@@ -164,7 +153,7 @@ public final class RabbitInboxConsumer implements AutoCloseable {
 
     /**
      * Opens the channel, sets the prefetch, subscribes with manual acknowledgements and starts the
-     * worker thread.
+     * consumer's loop on a thread of its own.
      *
      * @throws IOException           if the broker refused (e.g. the queue does not exist); nothing is left open
      * @throws IllegalStateException if already started
@@ -185,11 +174,8 @@ public final class RabbitInboxConsumer implements AutoCloseable {
                 throw new IOException("the connection has no free channel");
             }
             channel.basicQos(prefetch);
-            running = true;
             consumerTag = channel.basicConsume(queue, false, new Subscription(channel));
         } catch (IOException | TimeoutException | RuntimeException e) {
-            running = false;
-            closing = true;
             closeQuietly();
             if (e instanceof IOException) {
                 throw new IOException("consumer " + consumerName + " could not subscribe to queue '" + queue + "'", e);
@@ -199,9 +185,7 @@ public final class RabbitInboxConsumer implements AutoCloseable {
             }
             throw (RuntimeException) e;
         }
-        worker = new Thread(this::work, "idem-rabbitmq-" + consumerName + "-" + queue);
-        worker.setDaemon(true);
-        worker.start();
+        loop.start("idem-rabbitmq-" + consumerName + "-" + queue);
         return this;
     }
 
@@ -212,37 +196,12 @@ public final class RabbitInboxConsumer implements AutoCloseable {
      */
     @Override
     public void close() {
-        Thread w;
-        synchronized (this) {
-            closing = true;
-            running = false;
-            w = worker;
-            worker = null;
-            try {
-                if (channel != null && channel.isOpen() && consumerTag != null) {
-                    channel.basicCancel(consumerTag);
-                }
-            } catch (IOException | RuntimeException e) {
-                LOG.log(System.Logger.Level.DEBUG, "cancelling consumer " + consumerName + " failed", e);
-            }
-        }
-        synchronized (pause) {
-            pause.notifyAll();
-        }
-        if (w != null && w != Thread.currentThread()) {
-            try {
-                w.join(CLOSE_TIMEOUT.toMillis());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-        closeQuietly();
-        reportStopped(null);
+        loop.close(CLOSE_TIMEOUT);
     }
 
-    /** Whether the consumer is subscribed and its worker runs. */
+    /** Whether the consumer is subscribed and its loop runs. */
     public boolean isRunning() {
-        return running;
+        return loop.isRunning();
     }
 
     /**
@@ -253,7 +212,7 @@ public final class RabbitInboxConsumer implements AutoCloseable {
      *
      * @return {@code PROCESSED}, {@code QUARANTINED} (the handler threw again) or {@code DUPLICATE} (not in the quarantine)
      */
-    public InboxOutcome replay(String messageId, RabbitMessageHandler fixedHandler) {
+    public InboxOutcome replay(String messageId, MessageHandler<Delivery> fixedHandler) {
         Objects.requireNonNull(fixedHandler, "handler is null");
         return inbox.replay(consumerName, messageId, (c, m) -> fixedHandler.handle(c, rebuild(m)));
     }
@@ -283,64 +242,36 @@ public final class RabbitInboxConsumer implements AutoCloseable {
 
     /** Deliveries this consumer refused for want of a message id so far. */
     public long refused() {
-        return refused.get();
+        return loop.refused();
     }
 
     @Override
     public String toString() {
         return "RabbitInboxConsumer[queue=" + queue + ", consumer=" + consumerName + ", prefetch=" + prefetch
-                + ", running=" + running + "]";
-    }
-
-    // ---- the worker ----------------------------------------------------------------------------------
-
-    private void work() {
-        Throwable cause = null;
-        try {
-            while (running) {
-                Delivery first = arrived.poll(100, TimeUnit.MILLISECONDS);
-                if (first == null) {
-                    continue;
-                }
-                List<Delivery> batch = new ArrayList<>(prefetch);
-                batch.add(first);
-                arrived.drainTo(batch, prefetch - 1);
-                batches.process(batch, new ChannelBatch(channel));
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (ShutdownSignalException e) {
-            cause = e;  // the channel closed under an ack: the broker redelivers what was not acknowledged
-        } catch (Throwable e) {
-            cause = e;
-            LOG.log(System.Logger.Level.ERROR, "consumer " + consumerName + " on queue '" + queue
-                    + "' stopped; its unacknowledged deliveries return to the queue", e);
-        }
-        if (!closing) {
-            // Not closed by the application: the channel went away (or the worker failed).
-            running = false;
-            arrived.clear();
-            closeQuietly();
-            reportStopped(cause != null ? cause : shutdownCause);
-        }
+                + ", running=" + isRunning() + "]";
     }
 
     /**
-     * One batch's answers on the consumer's channel. Settled deliveries are collected and acknowledged
-     * with one multiple-ack at the end; failed ones are nack'ed (requeued) one by one as they come.
+     * The consumer's channel as the loop's broker. Settled deliveries are collected and acknowledged
+     * with one multiple-ack after each batch; failed ones are nack'ed (requeued) one by one as they come.
      */
-    private final class ChannelBatch implements BrokerBatch.Broker<Delivery> {
-        private final Channel ch;
+    private final class ChannelAdapter implements BrokerAdapter<Delivery> {
         private long lastAck = -1;
         private int acks;
 
-        ChannelBatch(Channel ch) {
-            this.ch = ch;
-        }
-
         @Override
-        public String messageId(Delivery d) {
-            return messageIds.messageId(d);
+        public List<Delivery> fetch() throws InterruptedException {
+            Delivery first = arrived.poll(100, TimeUnit.MILLISECONDS);
+            if (gone != null) {
+                throw gone;
+            }
+            if (first == null) {
+                return List.of();
+            }
+            List<Delivery> batch = new ArrayList<>(prefetch);
+            batch.add(first);
+            arrived.drainTo(batch, prefetch - 1);
+            return batch;
         }
 
         @Override
@@ -360,35 +291,29 @@ public final class RabbitInboxConsumer implements AutoCloseable {
         }
 
         @Override
-        public void refuse(Delivery d, String reason) throws IOException {
-            String text = "consumer " + consumerName + " refused a delivery on queue '" + queue + "' (delivery tag "
-                    + d.getEnvelope().getDeliveryTag() + "): " + reason + ". It was rejected without requeue "
-                    + "(dead-lettered if the queue has a dead-letter exchange).";
-            LOG.log(System.Logger.Level.WARNING, text);
-            ch.basicReject(d.getEnvelope().getDeliveryTag(), false);
-            refused.incrementAndGet();
-            Guard.run(() -> listener.refused(queue, d, text));
+        public String describe(Delivery d) {
+            return "a delivery on queue '" + queue + "' (delivery tag " + d.getEnvelope().getDeliveryTag() + ")";
         }
 
         @Override
-        public void storeFailed(List<Delivery> claimed, RuntimeException e) throws InterruptedException {
-            // Nothing committed, nothing counted: give the database a moment, then let the broker redeliver.
-            Guard.run(() -> listener.storeFailed(queue, claimed.size(), e));
-            LOG.log(System.Logger.Level.WARNING, "consumer " + consumerName + " on queue '" + queue + "': the inbox failed ("
-                    + e + "); " + claimed.size() + " deliveries go back to the queue after " + storeFailureBackoff);
-            LOG.log(System.Logger.Level.DEBUG, "the inbox's failure", e);
-            pause(storeFailureBackoff);
+        public String refusal() {
+            return "It was rejected without requeue (dead-lettered if the queue has a dead-letter exchange).";
+        }
+
+        @Override
+        public void refuse(Delivery d, String reason) throws IOException {
+            channel.basicReject(d.getEnvelope().getDeliveryTag(), false);
         }
 
         @Override
         public void redeliverAll(List<Delivery> claimed) throws IOException {
-            ch.basicNack(maxTag(claimed), true, true);
+            channel.basicNack(maxTag(claimed), true, true);
             requeued.addAndGet(claimed.size());
         }
 
         @Override
         public void committed(List<Delivery> claimed) throws Exception {
-            beforeAck.beforeAck(ch, claimed);
+            beforeAck.beforeAck(channel, claimed);
         }
 
         @Override
@@ -404,18 +329,38 @@ public final class RabbitInboxConsumer implements AutoCloseable {
 
         @Override
         public void redeliver(Delivery d) throws IOException {
-            ch.basicNack(d.getEnvelope().getDeliveryTag(), false, true);
+            channel.basicNack(d.getEnvelope().getDeliveryTag(), false, true);
             requeued.incrementAndGet();
         }
 
         @Override
-        public void settled() throws IOException {
+        public void afterFetch() throws IOException {
             if (acks > 0) {
                 // Every delivery up to lastAck that is still unacknowledged on this channel belongs to this
                 // batch and is settled: the refused and failed ones were answered above, earlier batches before.
-                ch.basicAck(lastAck, true);
+                channel.basicAck(lastAck, true);
                 acknowledged.addAndGet(acks);
+                acks = 0;
             }
+        }
+
+        @Override
+        public void wakeup() {
+            try {
+                Channel ch = channel;
+                if (ch != null && ch.isOpen() && consumerTag != null) {
+                    ch.basicCancel(consumerTag);
+                }
+            } catch (IOException | RuntimeException e) {
+                LOG.log(System.Logger.Level.DEBUG, "cancelling consumer " + consumerName + " failed", e);
+            }
+        }
+
+        @Override
+        public void release(Throwable failure) {
+            // Deliveries taken but not processed cannot be acknowledged any more; the broker redelivers them.
+            arrived.clear();
+            closeQuietly();
         }
     }
 
@@ -425,22 +370,6 @@ public final class RabbitInboxConsumer implements AutoCloseable {
             max = Math.max(max, d.getEnvelope().getDeliveryTag());
         }
         return max;
-    }
-
-    private void pause(Duration d) throws InterruptedException {
-        long until = System.nanoTime() + d.toNanos();
-        synchronized (pause) {
-            long left;
-            while (running && (left = until - System.nanoTime()) > 0) {
-                TimeUnit.NANOSECONDS.timedWait(pause, left);
-            }
-        }
-    }
-
-    private void reportStopped(Throwable cause) {
-        if (started && stopReported.compareAndSet(false, true)) {
-            Guard.run(() -> listener.stopped(queue, cause));
-        }
     }
 
     private synchronized void closeQuietly() {
@@ -462,7 +391,15 @@ public final class RabbitInboxConsumer implements AutoCloseable {
         }
     }
 
-    /** Receives deliveries on the client's dispatch thread and hands them to the worker. */
+    private static void abortQuietly(Channel ch) {
+        try {
+            ch.abort();
+        } catch (IOException | RuntimeException e) {
+            // Closing anyway.
+        }
+    }
+
+    /** Receives deliveries on the client's dispatch thread and hands them to the loop. */
     private final class Subscription extends DefaultConsumer {
         Subscription(Channel channel) {
             super(channel);
@@ -477,8 +414,7 @@ public final class RabbitInboxConsumer implements AutoCloseable {
         public void handleCancel(String tag) {
             // The broker cancelled the subscription (queue deleted, node lost): nothing more will arrive.
             LOG.log(System.Logger.Level.WARNING, "the broker cancelled consumer " + consumerName + " on queue '" + queue + "'");
-            shutdownCause = new IllegalStateException("the broker cancelled the subscription to queue '" + queue + "'");
-            running = false;
+            gone = new IllegalStateException("the broker cancelled the subscription to queue '" + queue + "'");
         }
 
         @Override
@@ -487,8 +423,7 @@ public final class RabbitInboxConsumer implements AutoCloseable {
             // Deliveries taken before the channel went down cannot be acknowledged any more; the broker redelivers them.
             arrived.clear();
             if (!recovers) {
-                shutdownCause = signal;
-                running = false;
+                gone = signal;
             }
         }
     }
@@ -554,22 +489,19 @@ public final class RabbitInboxConsumer implements AutoCloseable {
         void beforeAck(Channel channel, List<Delivery> batch) throws Exception;
     }
 
-    /** Settings of a {@link RabbitInboxConsumer}; each setter validates its value. */
-    public static final class Builder {
-        private final Inbox inbox;
+    /**
+     * Settings of a {@link RabbitInboxConsumer}: the broker's own here, the ones every consumer has in
+     * {@link ConsumerBuilder}. Each setter validates its value.
+     */
+    public static final class Builder extends ConsumerBuilder<Delivery, Builder> {
         private Connection connection;
         private ConnectionFactory connectionFactory;
         private String queue;
         private int prefetch = 250;
-        private String consumerName;
-        private MessageIdExtractor messageIds = MessageIdExtractor.standard();
-        private RabbitMessageHandler handler;
-        private RabbitConsumerListener listener = RabbitConsumerListener.noop();
-        private Duration storeFailureBackoff = Duration.ofSeconds(1);
         private AckHook beforeAck = AckHook.NONE;
 
         private Builder(Inbox inbox) {
-            this.inbox = Objects.requireNonNull(inbox, "inbox is null");
+            super(inbox, RabbitMessageIds.standard());
         }
 
         /** The connection to open the consumer's channel on; the application keeps owning it. Either this or {@link #connectionFactory}. */
@@ -608,42 +540,6 @@ public final class RabbitInboxConsumer implements AutoCloseable {
             return this;
         }
 
-        /**
-         * The inbox consumer name that scopes message ids (e.g. {@code ledger}): 1–200 visible ASCII
-         * characters. Consumers that must not apply one message twice share a name. Required.
-         */
-        public Builder consumerName(String consumerName) {
-            this.consumerName = Names.checkConsumer(consumerName);
-            return this;
-        }
-
-        /** Where the message id comes from. Default {@link MessageIdExtractor#standard()}: the {@code message-id} property, else header. */
-        public Builder messageIdExtractor(MessageIdExtractor messageIds) {
-            this.messageIds = Objects.requireNonNull(messageIds, "messageIdExtractor is null");
-            return this;
-        }
-
-        /** The work per message, on the inbox's transaction. Required. */
-        public Builder handler(RabbitMessageHandler handler) {
-            this.handler = Objects.requireNonNull(handler, "handler is null");
-            return this;
-        }
-
-        public Builder listener(RabbitConsumerListener listener) {
-            this.listener = Objects.requireNonNull(listener, "listener is null");
-            return this;
-        }
-
-        /** Pause before returning a batch to the queue after the database failed: 1 ms – 10 min, default 1 s. */
-        public Builder storeFailureBackoff(Duration backoff) {
-            Objects.requireNonNull(backoff, "storeFailureBackoff is null");
-            if (backoff.toMillis() < 1 || backoff.compareTo(Duration.ofMinutes(10)) > 0) {
-                throw new IllegalArgumentException("storeFailureBackoff must be 1 ms - 10 min, was " + backoff);
-            }
-            this.storeFailureBackoff = backoff;
-            return this;
-        }
-
         Builder beforeAck(AckHook hook) {
             this.beforeAck = Objects.requireNonNull(hook, "hook is null");
             return this;
@@ -658,24 +554,16 @@ public final class RabbitInboxConsumer implements AutoCloseable {
             if (queue == null) {
                 missing.add("queue");
             }
-            if (consumerName == null) {
+            if (consumerName() == null) {
                 missing.add("consumerName");
             }
-            if (handler == null) {
+            if (handler() == null) {
                 missing.add("handler");
             }
             if (!missing.isEmpty()) {
                 throw new IllegalStateException("RabbitInboxConsumer needs " + String.join(", ", missing));
             }
             return new RabbitInboxConsumer(this);
-        }
-    }
-
-    private static void abortQuietly(Channel ch) {
-        try {
-            ch.abort();
-        } catch (IOException | RuntimeException e) {
-            // Closing anyway.
         }
     }
 }

@@ -7,6 +7,9 @@ import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Delivery;
 import com.rabbitmq.client.GetResponse;
+import dev.idem.inbox.consumer.ConsumerListener;
+import dev.idem.inbox.consumer.MessageHandler;
+import dev.idem.inbox.consumer.MessageIdExtractor;
 import dev.idem.inbox.Inbox;
 import dev.idem.inbox.InboxOutcome;
 import dev.idem.inbox.QuarantinedMessage;
@@ -91,7 +94,7 @@ class RabbitInboxConsumerTest extends RabbitTestSupport {
         Inbox inbox = inbox(b -> b);
         AtomicInteger lockWaitsSeen = new AtomicInteger();
         // Whichever consumer runs m-0 first holds its uncommitted claim until the other's claim of m-0 waits on it.
-        RabbitMessageHandler handler = (sql, d) -> {
+        MessageHandler<Delivery> handler = (sql, d) -> {
             if (d.getProperties().getMessageId().equals(id(0))) {
                 await("the other consumer's claim waits on this one", Duration.ofSeconds(30), () -> sessionsWaitingOnLocks() > 0);
                 lockWaitsSeen.incrementAndGet();
@@ -161,7 +164,7 @@ class RabbitInboxConsumerTest extends RabbitTestSupport {
 
         // The fix: replay runs the fixed handler once on a delivery rebuilt from the quarantine.
         AtomicReference<Delivery> replayed = new AtomicReference<>();
-        RabbitMessageHandler fixed = (sql, d) -> {
+        MessageHandler<Delivery> fixed = (sql, d) -> {
             replayed.set(d);
             book(sql, d);
         };
@@ -185,7 +188,7 @@ class RabbitInboxConsumerTest extends RabbitTestSupport {
         Inbox inbox = inbox(b -> b);
         List<String> reasons = new CopyOnWriteArrayList<>();
         RabbitInboxConsumer c = closeLater(consumer(inbox, q[0]).prefetch(10).handler(RabbitTestSupport::book)
-                .listener(new RabbitConsumerListener() {
+                .listener(new ConsumerListener<Delivery>() {
                     @Override
                     public void refused(String queue, Delivery delivery, String reason) {
                         reasons.add(reason);
@@ -219,7 +222,7 @@ class RabbitInboxConsumerTest extends RabbitTestSupport {
         sql("ALTER TABLE idem_inbox RENAME TO idem_inbox_away");
         RabbitInboxConsumer c = closeLater(consumer(inbox, q[0]).prefetch(10).handler(RabbitTestSupport::book)
                 .storeFailureBackoff(Duration.ofMillis(20))
-                .listener(new RabbitConsumerListener() {
+                .listener(new ConsumerListener<Delivery>() {
                     @Override
                     public void storeFailed(String queue, int deliveries, RuntimeException failure) {
                         storeFailures.incrementAndGet();
@@ -311,16 +314,16 @@ class RabbitInboxConsumerTest extends RabbitTestSupport {
     @Test
     @DisplayName("the default extractor takes the message-id property first, then a message-id header; a blank id counts as none")
     void defaultMessageIdExtractor() {
-        MessageIdExtractor standard = MessageIdExtractor.standard();
+        MessageIdExtractor<Delivery> standard = RabbitMessageIds.standard();
         assertThat(standard.messageId(delivery(new AMQP.BasicProperties.Builder().messageId("p").headers(Map.of("message-id", "h")).build())))
                 .isEqualTo("p");
         assertThat(standard.messageId(delivery(new AMQP.BasicProperties.Builder().messageId("").headers(Map.of("message-id", "h")).build())))
                 .isEqualTo("h");
         assertThat(standard.messageId(delivery(new AMQP.BasicProperties.Builder().headers(Map.of("message-id", 42L)).build()))).isEqualTo("42");
         assertThat(standard.messageId(delivery(new AMQP.BasicProperties.Builder().build()))).isNull();
-        assertThat(MessageIdExtractor.header("x-id").messageId(delivery(new AMQP.BasicProperties.Builder().headers(Map.of("x-id", true)).build())))
+        assertThat(RabbitMessageIds.header("x-id").messageId(delivery(new AMQP.BasicProperties.Builder().headers(Map.of("x-id", true)).build())))
                 .isNull();
-        assertThatThrownBy(() -> MessageIdExtractor.header("")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> RabbitMessageIds.header("")).isInstanceOf(IllegalArgumentException.class);
     }
 
     private static Delivery delivery(AMQP.BasicProperties props) {

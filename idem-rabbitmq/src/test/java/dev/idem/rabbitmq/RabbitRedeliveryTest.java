@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Delivery;
+import dev.idem.inbox.consumer.MessageHandler;
 import dev.idem.inbox.Inbox;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -45,7 +46,7 @@ class RabbitRedeliveryTest extends RabbitTestSupport {
         // Broker redelivery: ten messages fail on their first delivery (redeliver flag unset); the inbox
         // counts the attempt and the consumer nacks them back into the queue.
         Set<String> failedOnce = ConcurrentHashMap.newKeySet();
-        RabbitMessageHandler handler = (c, d) -> {
+        MessageHandler<Delivery> handler = (c, d) -> {
             int i = Integer.parseInt(d.getProperties().getMessageId().substring(2));
             if (i % 1000 == 7 && !d.getEnvelope().isRedeliver()) {
                 failedOnce.add(d.getProperties().getMessageId());

@@ -1,14 +1,13 @@
 package dev.idem.demo.ledger;
 
+import dev.idem.inbox.consumer.ConsumerListener;
+import dev.idem.inbox.consumer.MessageIdExtractor;
 import dev.idem.inbox.Inbox;
 import dev.idem.kafka.IdempotentKafkaConsumer;
-import dev.idem.kafka.KafkaConsumerListener;
-import dev.idem.kafka.MessageIdExtractor;
+import dev.idem.kafka.KafkaMessageIds;
 import java.time.Duration;
 import java.util.Collection;
-import javax.sql.DataSource;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import tools.jackson.databind.json.JsonMapper;
@@ -21,22 +20,22 @@ import tools.jackson.databind.json.JsonMapper;
  * nothing. A value that is not a payment event fails its attempt and is quarantined after the
  * inbox's maximum attempts; the partition then moves on.
  *
- * <p>The crash point hooks {@link KafkaConsumerListener#processed}: the consumer calls it on its poll
+ * <p>The crash point hooks {@link ConsumerListener#processed}: the consumer calls it on its poll
  * thread after the transaction holding the record's row committed, and before it commits offsets.
  */
 final class InboxLoop implements LedgerLoop {
     private final IdempotentKafkaConsumer<String, byte[]> consumer;
     private volatile State state = State.STARTING;
 
-    InboxLoop(DataSource dataSource, Inbox inbox, KafkaSettings kafka, CrashPoint crash, JsonMapper json) {
+    InboxLoop(Inbox inbox, KafkaSettings kafka, CrashPoint crash, JsonMapper json) {
         // One extractor for the claim and for the row, so message_id is the id the inbox deduplicated by.
-        MessageIdExtractor messageIds = MessageIdExtractor.standard();
-        this.consumer = IdempotentKafkaConsumer.<String, byte[]>builder(dataSource, inbox)
+        MessageIdExtractor<ConsumerRecord<?, ?>> messageIds = KafkaMessageIds.standard();
+        this.consumer = IdempotentKafkaConsumer.<String, byte[]>builder(inbox)
                 .consumerConfig(kafka.consumerConfig())
                 .deserializers(new StringDeserializer(), new ByteArrayDeserializer())
                 .topics(kafka.topic())
                 .consumerName(kafka.group())
-                .messageIds(messageIds)
+                .messageIdExtractor(messageIds)
                 .handler((connection, record) ->
                         LedgerTable.append(connection, PaymentEvent.parse(record.value(), json), messageIds.messageId(record)))
                 .listener(new Listener(crash, inbox.maxAttempts()))
@@ -59,7 +58,7 @@ final class InboxLoop implements LedgerLoop {
         consumer.close();
     }
 
-    private final class Listener implements KafkaConsumerListener {
+    private final class Listener implements ConsumerListener<ConsumerRecord<?, ?>> {
         private final CrashPoint crash;
         private final int maxAttempts;
 
@@ -69,7 +68,7 @@ final class InboxLoop implements LedgerLoop {
         }
 
         @Override
-        public void partitionsAssigned(String consumer, Collection<TopicPartition> partitions) {
+        public void assigned(String consumer, Collection<String> partitions) {
             state = State.UP;
         }
 
@@ -91,7 +90,11 @@ final class InboxLoop implements LedgerLoop {
         }
     }
 
+    /** Null for a record the deserializers refused (the demo's do not refuse any). */
     static String where(ConsumerRecord<?, ?> record) {
+        if (record == null) {
+            return "an unreadable record";
+        }
         return record.topic() + "-" + record.partition() + "@" + record.offset();
     }
 }

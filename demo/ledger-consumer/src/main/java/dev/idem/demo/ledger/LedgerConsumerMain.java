@@ -130,7 +130,7 @@ public final class LedgerConsumerMain implements Callable<Integer> {
             System.out.flush();
             KafkaSettings settings = new KafkaSettings(kafka, topic, group, port == 0 ? null : group + "-" + port);
             LedgerLoop consumer = mode == Mode.INBOX
-                    ? new InboxLoop(dataSource, inbox, settings, crash, json)
+                    ? new InboxLoop(inbox, settings, crash, json)
                     : new NaiveLoop(dataSource, settings, crash, json);
             resources.push(consumer);
             loop.set(consumer);

@@ -1,34 +1,30 @@
 package dev.idem.kafka;
 
+import dev.idem.inbox.consumer.MessageIdExtractor;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
 
 /**
- * Tells a record's message id: the identity under which the inbox deduplicates it. It must be the
- * same for every delivery of the same message (redeliveries and producer retries alike), 1–255
- * characters without control characters.
- *
- * <p>If an extractor throws or returns an invalid id, the record counts as a failed attempt under
- * its {@linkplain #coordinates() coordinates} and is quarantined after the inbox's maximum attempts.
+ * Where a Kafka record's message id is found. If an extractor throws or gives an invalid id, the record
+ * counts as a failed attempt under its {@linkplain #coordinates() coordinates} and is quarantined after
+ * the inbox's maximum attempts (a partition cannot skip a record otherwise).
  */
-@FunctionalInterface
-public interface MessageIdExtractor {
-
-    String messageId(ConsumerRecord<?, ?> record) throws Exception;
+public final class KafkaMessageIds {
+    private KafkaMessageIds() {
+    }
 
     /**
      * The default: the UTF-8 value of the {@code message-id} header that {@link KafkaOutboxPublisher}
-     * writes (the last one if there are several), else the record's {@linkplain #coordinates()
-     * coordinates}.
+     * writes (the last one if there are several), else the record's {@linkplain #coordinates() coordinates}.
      */
-    static MessageIdExtractor standard() {
+    public static MessageIdExtractor<ConsumerRecord<?, ?>> standard() {
         return headerOrCoordinates(KafkaHeaders.MESSAGE_ID);
     }
 
     /** The UTF-8 value of {@code header} if the record has it (not null, not empty), else its coordinates. */
-    static MessageIdExtractor headerOrCoordinates(String header) {
+    public static MessageIdExtractor<ConsumerRecord<?, ?>> headerOrCoordinates(String header) {
         Objects.requireNonNull(header, "header is null");
         if (header.isEmpty()) {
             throw new IllegalArgumentException("header name is empty");
@@ -45,15 +41,14 @@ public interface MessageIdExtractor {
     /**
      * {@code <topic>-<partition>-<offset>}: unique per record, stable across redeliveries of that
      * record (a consumer crash, a rebalance, a rewind), but a producer that retries a send writes a new
-     * record with new coordinates. Where producers may retry, give messages an id header (the outbox
-     * does).
+     * record with new coordinates. Where producers may retry, give messages an id header (the outbox does).
      */
-    static MessageIdExtractor coordinates() {
-        return MessageIdExtractor::coordinatesOf;
+    public static MessageIdExtractor<ConsumerRecord<?, ?>> coordinates() {
+        return KafkaMessageIds::coordinatesOf;
     }
 
     /** {@code <topic>-<partition>-<offset>} of {@code record}. */
-    static String coordinatesOf(ConsumerRecord<?, ?> record) {
+    public static String coordinatesOf(ConsumerRecord<?, ?> record) {
         return record.topic() + "-" + record.partition() + "-" + record.offset();
     }
 }
