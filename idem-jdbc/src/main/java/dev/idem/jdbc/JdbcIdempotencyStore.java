@@ -140,9 +140,26 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     /** Creates or upgrades the table by applying the dialect's migrations not yet applied; safe to run concurrently. */
     public void migrate() {
         inConnection("migrate", null, c -> {
-            new Migrator(dialect, sql, Dialect.class, Tables.DEFAULT_RECORD_TABLE, Map.of(Tables.DEFAULT_RECORD_TABLE, tableName)).migrate(c);
+            migrator().migrate(c);
             return null;
         });
+    }
+
+    /**
+     * {@link #migrate()} at start-up: while the database cannot be reached (connections refused,
+     * dropped or timed out) it tries again, pausing longer each time, for up to {@code retryFor}, so a
+     * service starting during a database restart or failover waits for it instead of exiting.
+     *
+     * @throws StoreException if the database stayed out of reach for {@code retryFor} (the message says
+     *                        how long it tried, with the database's last error), or a migration failed
+     */
+    public void migrate(Duration retryFor) {
+        Objects.requireNonNull(retryFor, "retryFor is null");
+        SchemaMigrations.migrate(dataSource, name + " migrations", retryFor, c -> migrator().migrate(c));
+    }
+
+    private Migrator migrator() {
+        return new Migrator(dialect, sql, Dialect.class, Tables.DEFAULT_RECORD_TABLE, Map.of(Tables.DEFAULT_RECORD_TABLE, tableName));
     }
 
     // ---- SPI, one connection per call ------------------------------------------------------

@@ -55,7 +55,7 @@ public class IdemAutoConfiguration {
     public JdbcIdempotencyStore idempotencyStore(DataSource dataSource, IdemProperties properties) {
         JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(dataSource).tableName(properties.getTableName()).build();
         if (properties.getSchema().isInitialize()) {
-            store.migrate();
+            store.migrate(properties.getSchema().getRetryFor());
         }
         return store;
     }

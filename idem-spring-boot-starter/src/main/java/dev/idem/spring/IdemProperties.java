@@ -213,12 +213,29 @@ public class IdemProperties implements InitializingBean {
         /** Whether to create or upgrade the store's table when the application starts. */
         private boolean initialize = true;
 
+        /**
+         * How long start-up keeps trying the migration while the database cannot be reached (refused,
+         * dropped or timed-out connections), pausing longer each time, before it fails; zero: once.
+         */
+        private Duration retryFor = Duration.ofSeconds(60);
+
         public boolean isInitialize() {
             return initialize;
         }
 
         public void setInitialize(boolean initialize) {
             this.initialize = initialize;
+        }
+
+        public Duration getRetryFor() {
+            return retryFor;
+        }
+
+        public void setRetryFor(Duration retryFor) {
+            if (retryFor == null || retryFor.isNegative()) {
+                throw new IllegalArgumentException("idem.schema.retry-for must be zero or positive, was " + retryFor);
+            }
+            this.retryFor = retryFor;
         }
     }
 

@@ -74,7 +74,7 @@ public class PaymentsConfiguration {
         } else {
             JdbcIdempotencyStore jdbc = JdbcIdempotencyStore.builder(dataSource).tableName(idem.getTableName()).build();
             if (idem.getSchema().isInitialize()) {
-                jdbc.migrate();
+                jdbc.migrate(idem.getSchema().getRetryFor());
             }
             store = jdbc;
         }

@@ -1,0 +1,2 @@
+-- Not idempotent on purpose: applied twice, it fails on the primary key.
+INSERT INTO widget (id, name) VALUES ('w-1', 'first');
