@@ -6,6 +6,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import java.util.stream.Stream;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
@@ -19,6 +21,15 @@ import org.openqa.selenium.chrome.ChromeOptions;
  */
 final class Browser {
     static final String SERVICE = "chromium";
+    /**
+     * Selenium warns when it has no DevTools binding for the browser's version; the check uses
+     * WebDriver only, so that warning says nothing. Held here so that the setting is not collected.
+     */
+    private static final Logger DEVTOOLS = Logger.getLogger("org.openqa.selenium.devtools");
+
+    static {
+        DEVTOOLS.setLevel(Level.SEVERE);
+    }
 
     private Browser() {
     }
