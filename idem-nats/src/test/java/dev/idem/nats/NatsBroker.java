@@ -20,13 +20,7 @@ final class NatsBroker {
 
     /** A new connection that does not reconnect (a closed connection stays closed). */
     static Connection connect(String name) {
-        String url = System.getenv("IDEM_NATS_URL");
-        if (url == null || url.isBlank()) {
-            url = "nats://127.0.0.1:4222";
-            if (!RealServices.answers("127.0.0.1", 4222)) {
-                RealServices.unavailable("nats", "nothing answers at 127.0.0.1:4222 (set IDEM_NATS_URL to use another server)");
-            }
-        }
+        String url = RealServices.natsUrl();
         Options options = new Options.Builder().server(url).connectionName(name).connectionTimeout(Duration.ofSeconds(5))
                 .noReconnect().errorListener(new io.nats.client.ErrorListener() { }).build();
         Connection connection;

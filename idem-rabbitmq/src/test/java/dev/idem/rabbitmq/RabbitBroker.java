@@ -19,19 +19,8 @@ final class RabbitBroker {
     /** A factory for the test broker, without automatic recovery (a killed connection stays dead). */
     static ConnectionFactory factory() {
         ConnectionFactory factory = new ConnectionFactory();
-        String uri = System.getenv("IDEM_RABBITMQ_URI");
         try {
-            if (uri != null && !uri.isBlank()) {
-                factory.setUri(uri);
-            } else {
-                if (!RealServices.answers("127.0.0.1", 5672)) {
-                    RealServices.unavailable("rabbitmq", "nothing answers at 127.0.0.1:5672 (set IDEM_RABBITMQ_URI to use another broker)");
-                }
-                factory.setHost("127.0.0.1");
-                factory.setPort(5672);
-                factory.setUsername("guest");
-                factory.setPassword("guest");
-            }
+            factory.setUri(RealServices.rabbitmqUri());
         } catch (java.net.URISyntaxException | java.security.GeneralSecurityException e) {
             throw new IllegalStateException("IDEM_RABBITMQ_URI is not a usable amqp URI", e);
         }

@@ -30,6 +30,8 @@ import org.junit.jupiter.api.Assumptions;
  * <li>Redis: {@code IDEM_REDIS_URL} (a {@code redis://} URI), else 127.0.0.1:6379 if it answers.</li>
  * <li>MariaDB: {@code IDEM_MYSQL_URL} (a JDBC URL), else 127.0.0.1:3306 (user root, database test)
  *     if it answers; there is no embedded fallback.</li>
+ * <li>RabbitMQ: {@code IDEM_RABBITMQ_URI} (an {@code amqp://} URI), else 127.0.0.1:5672 as guest/guest if it answers.</li>
+ * <li>NATS: {@code IDEM_NATS_URL}, else nats://127.0.0.1:4222 if it answers.</li>
  * </ul>
  *
  * A service that cannot be found skips the test with a message naming it, unless
@@ -40,6 +42,8 @@ public final class RealServices {
     private static final String DEFAULT_PG_URL = "jdbc:postgresql://127.0.0.1:5432/test?user=postgres";
     private static final String DEFAULT_REDIS_URI = "redis://127.0.0.1:6379";
     private static final String DEFAULT_MYSQL_URL = "jdbc:mariadb://127.0.0.1:3306/test?user=root";
+    private static final String DEFAULT_RABBITMQ_URI = "amqp://guest:guest@127.0.0.1:5672";
+    private static final String DEFAULT_NATS_URL = "nats://127.0.0.1:4222";
     private static volatile String postgresUrl;
     private static volatile String redisUri;
     private static volatile String mariadbUrl;
@@ -203,6 +207,34 @@ public final class RealServices {
             unavailable("redis", "no Redis at IDEM_REDIS_URL or 127.0.0.1:6379");
         }
         return redisUri;
+    }
+
+    /**
+     * The {@code amqp://} URI of the RabbitMQ broker tests use: {@code IDEM_RABBITMQ_URI}, else
+     * 127.0.0.1:5672 as guest/guest if it answers; else the calling test is skipped (or fails, see
+     * {@link #unavailable}). A string, so that this module needs no RabbitMQ client.
+     */
+    public static String rabbitmqUri() {
+        return configuredOrLocal("IDEM_RABBITMQ_URI", DEFAULT_RABBITMQ_URI, 5672, "rabbitmq");
+    }
+
+    /**
+     * The URL of the NATS server tests use: {@code IDEM_NATS_URL}, else nats://127.0.0.1:4222 if it
+     * answers; else the calling test is skipped (or fails, see {@link #unavailable}).
+     */
+    public static String natsUrl() {
+        return configuredOrLocal("IDEM_NATS_URL", DEFAULT_NATS_URL, 4222, "nats");
+    }
+
+    private static String configuredOrLocal(String variable, String local, int port, String service) {
+        String configured = System.getenv(variable);
+        if (configured != null && !configured.isBlank()) {
+            return configured;
+        }
+        if (!answers("127.0.0.1", port)) {
+            unavailable(service, "nothing answers at 127.0.0.1:" + port + " (set " + variable + " to use another server)");
+        }
+        return local;
     }
 
     private static String startEmbeddedPostgres() {

@@ -50,22 +50,24 @@ public final class PaymentProcessor {
 
     /** A payment under an {@code Idempotency-Key}: phases that a retry resumes. */
     public Payment payOnce(Execution execution, PaymentRequest request) throws Exception {
+        // sample: lab-payments-phases (docs/lab.md prints these lines; a test there compares the two)
         crashes.reach(CrashPoint.AFTER_CLAIM);
-        String id = execution.phase("create", requestKey -> {
+        String id = execution.phase("create", requestKey -> {             // INSERT … ON CONFLICT DO NOTHING
             String created = payments.createPending(requestKey, request);
             crashes.reach(CrashPoint.AFTER_PAYMENT_ROW);
             return created;
         });
-        String chargeId = execution.phase("charge", downstreamKey -> {
+        String chargeId = execution.phase("charge", downstreamKey -> {    // the gateway's Idempotency-Key
             String charged = gateway.charge(freshGatewayKeys ? UUID.randomUUID().toString() : downstreamKey, request);
             crashes.reach(CrashPoint.AFTER_GATEWAY_CALL);
             return charged;
         });
         crashes.reach(CrashPoint.AFTER_CHECKPOINT);
-        execution.phase("mark-paid", ignored -> {
+        execution.phase("mark-paid", ignored -> {                         // a state: harmless to repeat
             payments.markPaid(id, chargeId);
             return id;
         });
+        // end sample
         if (execution.resumed()) {
             LOG.info("payment resumed after an earlier attempt's last finished phase (attempt {})", execution.attempt());
         }

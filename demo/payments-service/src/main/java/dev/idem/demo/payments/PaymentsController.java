@@ -32,14 +32,16 @@ public class PaymentsController {
         this.json = json;
     }
 
+    // sample: lab-payments-handler (docs/lab.md prints this handler; a test there compares the two)
     @PostMapping("/payments")
-    @Idempotent(required = false)
+    @Idempotent(required = false)                       // no key: runs every time (what the retry-no-key row measures)
     public ResponseEntity<byte[]> pay(HttpServletRequest request) throws Exception {
-        PaymentRequest payment = PaymentRequest.parse(bodies.readJson(request), json);
+        PaymentRequest payment = PaymentRequest.parse(bodies.readJson(request), json);          // bad input: a 4xx problem
         Optional<Execution> execution = IdempotencyFilter.execution(request);
         Payment paid = execution.isPresent() ? processor.payOnce(execution.get(), payment) : processor.payWithoutKey(payment);
         return created(paid, processor.body(paid));
     }
+    // end sample
 
     static ResponseEntity<byte[]> created(Payment payment, byte[] body) {
         return ResponseEntity.created(URI.create("/payments/" + payment.id())).contentType(MediaType.APPLICATION_JSON).body(body);

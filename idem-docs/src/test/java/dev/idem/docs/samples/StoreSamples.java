@@ -1,0 +1,53 @@
+package dev.idem.docs.samples;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.idem.Idem;
+import dev.idem.jdbc.JdbcIdempotencyStore;
+import dev.idem.jdbc.Sqlite;
+import dev.idem.redis.RedisIdempotencyStore;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import java.nio.file.Path;
+import java.util.List;
+
+/** The store samples of docs/stores.md (the JDBC store's is in {@link EngineSamples}). */
+public final class StoreSamples {
+    private StoreSamples() {
+    }
+
+    /** What the SQLite sample made: the pool (the caller closes it) and the store on it. */
+    public record OnSqlite(HikariDataSource dataSource, JdbcIdempotencyStore store) {
+    }
+
+    public static OnSqlite sqlite() {
+        // sample: stores-sqlite
+        HikariDataSource dataSource = new HikariDataSource();
+        dataSource.setJdbcUrl(Sqlite.url(Path.of("data/idem.db")));
+        JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(dataSource).build();
+        // end sample
+        return new OnSqlite(dataSource, store);
+    }
+
+    /** What the Redis sample made; the caller closes the store and shuts the client down. */
+    public record OnRedis(RedisClient client, RedisIdempotencyStore store, Idem idem) {
+    }
+
+    public static OnRedis redis(String redisUrl) {
+        // sample: stores-redis
+        RedisClient client = RedisClient.create(redisUrl);                             // Lettuce; e.g. "redis://127.0.0.1:6379"
+        RedisIdempotencyStore store = RedisIdempotencyStore.builder(client).build();   // refuses a Redis that forgets keys on restart
+        Idem idem = Idem.builder().store(store).build();                               // 30 s lease, 24 h retention
+        // ... on shutdown: store.close() closes the connection it opened
+        // end sample
+        return new OnRedis(client, store, idem);
+    }
+
+    public static RedisIdempotencyStore redisCluster(String node1, String node2) {
+        // sample: stores-redis-cluster
+        RedisIdempotencyStore store = RedisIdempotencyStore.clusterBuilder(List.of(
+                RedisURI.create(node1), RedisURI.create(node2)))   // any nodes, e.g. "redis://10.0.0.1:6379"; credentials, TLS, timeout apply to all
+            .build();                                               // one replica acknowledges every write by default
+        // end sample
+        return store;
+    }
+}

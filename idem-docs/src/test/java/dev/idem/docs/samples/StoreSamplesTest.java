@@ -1,0 +1,97 @@
+package dev.idem.docs.samples;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.idem.Fingerprint;
+import dev.idem.Idem;
+import dev.idem.IdempotencyKey;
+import dev.idem.Outcome;
+import dev.idem.Scope;
+import dev.idem.StoredResponse;
+import dev.idem.jdbc.Dialect;
+import dev.idem.redis.RedisIdempotencyStore;
+import dev.idem.testing.RealServices;
+import dev.idem.testing.RedisCluster;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/** The store samples of docs/stores.md, run as printed on SQLite, the machine's Redis and a real Redis Cluster. */
+class StoreSamplesTest {
+    private static final Fingerprint FINGERPRINT = Fingerprint.none();
+
+    @Test
+    @DisplayName("stores-sqlite: data/idem.db (under the test's working folder) in WAL mode carries the engine")
+    void sqlite() throws Exception {
+        Files.createDirectories(Path.of("data"));
+        StoreSamples.OnSqlite sample = StoreSamples.sqlite();
+        try {
+            sample.store().migrate();
+            Idem idem = Idem.builder().store(sample.store()).build();
+
+            assertThat(sample.store().dialect()).isEqualTo(Dialect.SQLITE);
+            assertThat(runTwice(idem)).isInstanceOf(Outcome.Replayed.class);
+        } finally {
+            sample.dataSource().close();
+            for (String suffix : List.of("", "-wal", "-shm")) {
+                Files.deleteIfExists(Path.of("data/idem.db" + suffix));
+            }
+        }
+    }
+
+    /**
+     * The sample's comment holds on whichever Redis the tests use: one without the append-only file
+     * (the machine's runs with {@code appendonly no}) is refused by name, one with it carries the engine.
+     */
+    @Test
+    @DisplayName("stores-redis: refuses a Redis that forgets keys on restart, and replays on one that keeps them")
+    void redis() {
+        String url = RealServices.redisUri();
+        if (!appendOnly(url)) {
+            assertThatThrownBy(() -> StoreSamples.redis(url)).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("appendonly");
+            return;
+        }
+        StoreSamples.OnRedis sample = StoreSamples.redis(url);
+        try {
+            assertThat(runTwice(sample.idem())).isInstanceOf(Outcome.Replayed.class);
+        } finally {
+            sample.store().close();
+            sample.client().shutdown();
+        }
+    }
+
+    @Test
+    @DisplayName("stores-redis-cluster: two of the nodes find the whole cluster, and one replica acknowledges each write")
+    void redisCluster() {
+        List<String> nodes = RedisCluster.shared().nodeUris();
+
+        try (RedisIdempotencyStore store = StoreSamples.redisCluster(nodes.get(0), nodes.get(1))) {
+            assertThat(store.cluster()).isTrue();
+            assertThat(store.acknowledgingReplicas()).isEqualTo(1);
+            assertThat(runTwice(Idem.builder().store(store).build())).isInstanceOf(Outcome.Replayed.class);
+        }
+    }
+
+    private static Outcome runTwice(Idem idem) {
+        Scope scope = Scope.of("alice", "POST /payments");
+        IdempotencyKey key = IdempotencyKey.of("docs-" + UUID.randomUUID());
+        idem.execute(scope, key, FINGERPRINT, run -> StoredResponse.of(201, new byte[] {1}));
+        return idem.execute(scope, key, FINGERPRINT, run -> StoredResponse.of(201, new byte[] {2}));
+    }
+
+    private static boolean appendOnly(String url) {
+        RedisClient client = RedisClient.create(url);
+        try (StatefulRedisConnection<String, String> connection = client.connect()) {
+            return "yes".equals(connection.sync().configGet("appendonly").get("appendonly"));
+        } finally {
+            client.shutdown();
+        }
+    }
+}
