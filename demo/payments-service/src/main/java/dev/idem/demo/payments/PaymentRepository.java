@@ -39,8 +39,10 @@ public final class PaymentRepository {
      * (up to a minute) instead of ending the start-up.
      */
     public void createTable() {
-        SchemaMigrations.builder(dataSource).track(TABLE).files(PaymentRepository.class).migration(1, "create_payment")
-                .build().migrate();
+        // sample: stores-schema-migrations
+        SchemaMigrations.builder(dataSource).track("payment").files(PaymentRepository.class)
+                .migration(1, "create_payment").build().migrate();
+        // end sample
     }
 
     /**
