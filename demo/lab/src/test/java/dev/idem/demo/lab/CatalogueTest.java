@@ -41,7 +41,7 @@ class CatalogueTest {
     void anUnknownNameIsRefusedWithTheGroupsAndRowsThatExist() {
         assertThatThrownBy(() -> Catalogue.select(List.of("upsert", "upserts")))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("[upserts]").hasMessageContaining("groups: keys, store, lock, inbox, upsert")
+                .hasMessageContaining("[upserts]").hasMessageContaining("groups: keys, inbox, store, lock, upsert")
                 .hasMessageContaining("rows: at-most-once").hasMessageContaining("kafka-boundary");
     }
 
