@@ -32,11 +32,6 @@ public record Components(JavaApp gateway, JavaApp paymentsService, JavaApp proxy
                 kafkaClassPathFile);
     }
 
-    /** @throws IllegalStateException naming the first program that is not built, and how to build it */
-    public void check(boolean messaging) {
-        check(true, messaging, false);
-    }
-
     /**
      * @param scenarios whether scenarios run (the gateway, the service and the proxy)
      * @param messaging whether messaging scenarios run (also the ledger consumer and a broker)

@@ -1,6 +1,7 @@
 package dev.idem.demo.lab;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.idem.jdbc.Dialect;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -64,7 +65,7 @@ final class LockRow {
         try (HikariDataSource db = RowContext.pool(postgres.get(), CONNECTIONS)) {
             Sql.recreate(db, ORDERS, "order_id text PRIMARY KEY, status text NOT NULL");
             Sql.recreate(db, CLAIMS, "order_id text PRIMARY KEY");
-            Sql.recreate(db, EFFECTS, "effect_id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, side text NOT NULL, order_id text NOT NULL");
+            Sql.recreate(db, EFFECTS, "effect_id " + Sql.identity(Dialect.POSTGRESQL) + ", side text NOT NULL, order_id text NOT NULL");
             List<String> orders = new ArrayList<>();
             for (int i = 1; i <= context.items(); i++) {
                 orders.add(String.format("order-%03d", i));

@@ -12,6 +12,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.util.Optional;
+import java.util.Properties;
 
 /**
  * What a pattern row runs on: the lab's settings and seed, a work folder of its own, the lab's
@@ -102,8 +103,10 @@ final class RowContext {
      */
     Optional<String> postgres(StringBuilder why) {
         String url = settings.db() != null && settings.db().startsWith("jdbc:postgresql:") ? settings.db() : DEFAULT_POSTGRES;
-        DriverManager.setLoginTimeout(PROBE_SECONDS);
-        try (Connection c = DriverManager.getConnection(url)) {
+        Properties timeouts = new Properties();
+        timeouts.setProperty("loginTimeout", Integer.toString(PROBE_SECONDS));
+        timeouts.setProperty("connectTimeout", Integer.toString(PROBE_SECONDS));
+        try (Connection c = DriverManager.getConnection(url, timeouts)) {
             return Optional.of(url);
         } catch (SQLException e) {
             why.append("no PostgreSQL answered at ").append(LabSettings.masked(url))

@@ -3,10 +3,14 @@ package dev.idem.demo.lab;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idem.testing.RealServices;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
+import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -58,6 +62,23 @@ class PatternRowsOnPostgresTest {
             assertThat(side.sink()).contains(PatternRun.ITEMS * LockRow.RACERS + " attempts");
         }
         assertThat(run.printed).contains("lock-cost", "/s");
+    }
+
+    @Test
+    void withoutAPostgresThatAnswersTheLockRowIsSkippedWithOneLineAndFailsNothing(@TempDir Path elsewhere) throws Exception {
+        LabSettings settings = new LabSettings(4, 1, 1, 1, "jdbc:postgresql://127.0.0.1:1/none?user=nobody&password=secret", elsewhere,
+                Catalogue.select(List.of("lock")));
+        ByteArrayOutputStream printed = new ByteArrayOutputStream();
+
+        LabReport report = new Lab(settings, TestComponents.fromClassPath(), new PrintStream(printed, true, StandardCharsets.UTF_8)).run();
+
+        PatternResult lock = report.patterns().get(0);
+        assertThat(lock.skipped()).contains("needs PostgreSQL", "no PostgreSQL answered at jdbc:postgresql://127.0.0.1:1/none")
+                .doesNotContain("secret");
+        assertThat(report.allAsExpected()).as("a skipped row fails nothing").isTrue();
+        String text = printed.toString(StandardCharsets.UTF_8);
+        assertThat(text.lines().filter(l -> l.contains("Skipped: needs PostgreSQL"))).hasSize(1);
+        assertThat(text).doesNotContain("secret");
     }
 
     @Test
