@@ -32,6 +32,16 @@ final class ChildProcess {
         this.log = log;
     }
 
+    /** Kills {@code process} too if the lab's JVM exits while it runs; for a program the lab starts itself (a redis-server). */
+    static void killOnExit(Process process) {
+        RUNNING.add(process);
+    }
+
+    /** The lab stopped {@code process} itself. */
+    static void stopped(Process process) {
+        RUNNING.remove(process);
+    }
+
     static ChildProcess start(JavaApp app, List<String> args, Path log) {
         try {
             Files.createDirectories(log.getParent());

@@ -32,16 +32,28 @@ public record Components(JavaApp gateway, JavaApp paymentsService, JavaApp proxy
                 kafkaClassPathFile);
     }
 
-    /** @throws IllegalStateException naming the first program that is not built, and how to build it */
-    public void check(boolean messaging) {
-        gateway.check("build it with ./idem gateway --help, or mvn -pl demo/card-gateway -am package");
-        proxy.check("build it with ./idem proxy --help, or mvn -pl demo/fault-proxy -am package");
-        paymentsService.check("build it with ./idem build, or mvn -pl demo/payments-service -am package; --service-jar runs another");
+    /**
+     * @param scenarios whether scenarios run (the gateway, the service and the proxy)
+     * @param messaging whether messaging scenarios run (also the ledger consumer and a broker)
+     * @param kafka     whether pattern rows run on the lab's broker
+     * @throws IllegalStateException naming the first program that is not built, and how to build it
+     */
+    public void check(boolean scenarios, boolean messaging, boolean kafka) {
+        if (scenarios) {
+            gateway.check("build it with ./idem gateway --help, or mvn -pl demo/card-gateway -am package");
+            proxy.check("build it with ./idem proxy --help, or mvn -pl demo/fault-proxy -am package");
+            paymentsService.check("build it with ./idem build, or mvn -pl demo/payments-service -am package; --service-jar runs another");
+        }
         if (messaging) {
             if (ledgerConsumer == null || kafkaClassPathFile == null) {
                 throw new IllegalStateException("the messaging scenarios need the ledger consumer and a Kafka broker, and none was given");
             }
             ledgerConsumer.check("build it with ./idem build, or mvn -pl demo/ledger-consumer -am package");
+        }
+        if (messaging || kafka) {
+            if (kafkaClassPathFile == null) {
+                throw new IllegalStateException("the Kafka rows need a Kafka broker's class path, and none was given");
+            }
             if (!Files.isRegularFile(kafkaClassPathFile)) {
                 throw new IllegalStateException("the Kafka broker's class path file " + kafkaClassPathFile
                         + " is missing; build it with ./idem build, or mvn -pl demo/lab -am package");

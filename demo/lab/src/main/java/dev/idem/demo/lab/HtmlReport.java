@@ -1,21 +1,28 @@
 package dev.idem.demo.lab;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 
 /**
- * The report as one self-contained HTML page: the table, a bar chart of charges per payment for
- * every scenario, and a sequence diagram of one measured replay. Inline SVG, no scripts, no external
- * assets, so it opens from disk anywhere.
+ * The report as one self-contained HTML page, one section per pattern: the idempotency keys' table
+ * with a bar chart of charges per payment and a sequence diagram of one measured replay; the inbox's
+ * table with a chart of ledger entries; each other pattern's table with a chart of the items each
+ * side got right and wrong (and the lock's cost). Inline SVG, no scripts, no external assets, so it
+ * opens from disk anywhere.
  */
 final class HtmlReport {
-    private static final Map<String, String> BUCKET_COLORS = Map.of("0", "#9e9e9e", "1", "#2e7d32", "2", "#ef6c00", "3+", "#c62828");
     private static final List<String> BUCKETS = List.of("0", "1", "2", "3+");
-    private static final Map<String, String> BUCKET_LABELS = Map.of("0", "not charged", "1", "charged once", "2", "charged twice",
-            "3+", "charged 3+ times");
+    private static final List<String> BUCKET_LABELS = List.of("not charged", "charged once", "charged twice", "charged 3+ times");
+    private static final List<String> BUCKET_COLORS = List.of("#9e9e9e", "#2e7d32", "#ef6c00", "#c62828");
+    private static final String GOOD = "#2e7d32";
+    private static final String BAD = "#c62828";
 
     private HtmlReport() {
+    }
+
+    /** One bar of a chart: its label, its segments' sizes, and the size of a full bar. */
+    record Bar(String label, List<Integer> segments, int scale) {
     }
 
     static String render(LabReport report) {
@@ -32,12 +39,31 @@ final class HtmlReport {
                 .append(escape(String.format(Locale.ROOT, "%d payments per scenario, seed %d, %s; run started %s, took %.0f s.",
                         report.settings().payments(), report.settings().seed(), report.settings().databaseLabel(), report.startedAt(),
                         report.millis() / 1000.0)))
-                .append(" Every figure is counted from the card gateway's ledger (<code>GET /ledger</code>) joined to the clients' own records by card.</p>\n");
-        table(html, report);
-        ledgerTable(html, report);
-        html.append("<h2>Charges per payment</h2>\n");
-        html.append(barChart(report.results()));
-        html.append("<h2>One replayed request</h2>\n");
+                .append(" Every figure is counted from a sink: the card gateway's ledger (<code>GET /ledger</code>) joined to the clients' own"
+                        + " records by card, the ledger consumer's entries, or the tables and topics a pattern row wrote.</p>\n");
+        for (Group group : Group.values()) {
+            switch (group) {
+                case KEYS -> keys(html, report);
+                case INBOX -> inbox(html, report);
+                default -> pattern(html, group, report.patterns(group));
+            }
+        }
+        html.append("</body></html>\n");
+        return html.toString();
+    }
+
+    private static void keys(StringBuilder html, LabReport report) {
+        List<ScenarioResult> results = report.results(Group.KEYS);
+        if (results.isEmpty()) {
+            return;
+        }
+        html.append("<h2>").append(escape(Group.KEYS.title())).append("</h2>\n");
+        rows(html, TableRenderer.HEADERS, results.stream().map(r -> new TableLine(TableRenderer.cells(r), r.asExpected())).toList(), 4, 12,
+                "lost: no charge and the client gave up; charged 2+: charged more than once; unconfirmed: charged but the "
+                        + "client gave up without a 2xx; replies differ: keys whose 2xx replies were not identical; latency per request.");
+        html.append("<h3>Charges per payment</h3>\n");
+        html.append(barChart(results));
+        html.append("<h3>One replayed request</h3>\n");
         if (report.sample() != null) {
             html.append("<p>").append(escape(sampleCaption(report.sample()))).append("</p>\n");
             html.append(sequenceDiagram(report.sample()));
@@ -45,82 +71,123 @@ final class HtmlReport {
             html.append("<p>No idempotent payment in this run had its response lost and then replayed, so there is nothing to draw. "
                     + "Run the <code>idem-lossy</code> scenario with more payments.</p>\n");
         }
-        html.append("</body></html>\n");
-        return html.toString();
-    }
-
-    private static void table(StringBuilder html, LabReport report) {
-        html.append("<table>\n<tr>");
-        TableRenderer.HEADERS.forEach(h -> html.append("<th>").append(escape(h)).append("</th>"));
-        html.append("</tr>\n");
-        for (ScenarioResult result : report.results()) {
-            List<String> cells = TableRenderer.cells(result);
-            html.append("<tr class=\"").append(result.asExpected() ? "good" : "bad").append("\">");
-            for (int i = 0; i < cells.size(); i++) {
-                String cls = i >= 4 && i <= 12 ? " class=\"n\"" : i == cells.size() - 1 ? " class=\"shows\"" : "";
-                html.append("<td").append(cls).append(">").append(escape(cells.get(i))).append("</td>");
-            }
-            html.append("</tr>\n");
-        }
-        html.append("<caption>lost: no charge and the client gave up; charged 2+: charged more than once; unconfirmed: charged but the "
-                + "client gave up without a 2xx; replies differ: keys whose 2xx replies were not identical; latency per request.</caption>\n");
-        html.append("</table>\n");
     }
 
     /** The messaging scenarios' consumer side, if any ran. */
-    private static void ledgerTable(StringBuilder html, LabReport report) {
-        List<ScenarioResult> messaging = report.results().stream().filter(r -> r.ledger() != null).toList();
+    private static void inbox(StringBuilder html, LabReport report) {
+        List<ScenarioResult> messaging = report.results(Group.INBOX).stream().filter(r -> r.ledger() != null).toList();
         if (messaging.isEmpty()) {
             return;
         }
-        html.append("<h2>Payment events: outbox → Kafka → ledger consumer</h2>\n<table>\n<tr>");
-        TableRenderer.LEDGER_HEADERS.forEach(h -> html.append("<th>").append(escape(h)).append("</th>"));
-        html.append("</tr>\n");
-        for (ScenarioResult result : messaging) {
-            List<String> cells = TableRenderer.ledgerCells(result);
-            html.append("<tr class=\"").append(result.asExpected() ? "good" : "bad").append("\">");
+        html.append("<h2>").append(escape(Group.INBOX.title())).append(": outbox → Kafka → ledger consumer</h2>\n");
+        rows(html, TableRenderer.LEDGER_HEADERS, messaging.stream().map(r -> new TableLine(TableRenderer.ledgerCells(r), r.asExpected())).toList(),
+                3, 7, "The service writes each payment's event in the transaction that marks it paid; a relay publishes it to Kafka "
+                        + "with a stable message id. The consumer is halted after its database commit and before its offset commit, then restarted, "
+                        + "so Kafka delivers that batch again. applied 2+: ledger entries beyond the first for a payment; missing: confirmed payments "
+                        + "with no entry.");
+        html.append("<h3>Ledger entries</h3>\n");
+        int scale = messaging.stream().mapToInt(r -> r.ledger().entries() + r.ledger().missing()).max().orElse(1);
+        html.append(chart("ledger entries per scenario", List.of("first entry of a payment", "entry beyond the first", "payment missing"),
+                List.of(GOOD, BAD, "#9e9e9e"), messaging.stream().map(r -> new Bar(r.scenario().id(), List.of(
+                        r.ledger().entries() - r.ledger().duplicatedEntries(), r.ledger().duplicatedEntries(), r.ledger().missing()), scale)).toList()));
+    }
+
+    private static void pattern(StringBuilder html, Group group, List<PatternResult> results) {
+        if (results.isEmpty()) {
+            return;
+        }
+        html.append("<h2>").append(escape(group.title())).append("</h2>\n");
+        List<TableLine> lines = new ArrayList<>();
+        for (PatternResult result : results) {
+            List<List<String>> cells = TableRenderer.patternCells(result);
             for (int i = 0; i < cells.size(); i++) {
-                String cls = i >= 3 && i <= 7 ? " class=\"n\"" : i == cells.size() - 1 ? " class=\"shows\"" : "";
+                lines.add(new TableLine(cells.get(i), result.sides().isEmpty() ? result.asExpected() : result.sides().get(i).asExpected()));
+            }
+        }
+        rows(html, TableRenderer.PATTERN_HEADERS, lines, 4, 6,
+                String.join(" ", results.stream().map(TableRenderer::patternLegend).toList()));
+        List<Bar> bars = new ArrayList<>();
+        for (PatternResult result : results) {
+            for (SideResult side : result.sides()) {
+                bars.add(new Bar(side.side().label(), List.of(side.items() - Math.min(side.wrong(), side.items()), Math.min(side.wrong(), side.items())),
+                        side.items()));
+            }
+        }
+        if (!bars.isEmpty()) {
+            html.append(chart("items right and wrong per side", List.of("right", "wrong"), List.of(GOOD, BAD), bars));
+        }
+        costChart(html, results);
+    }
+
+    /** For a row that compares costs: attempts per second of each side. */
+    private static void costChart(StringBuilder html, List<PatternResult> results) {
+        List<SideResult> costed = results.stream().flatMap(r -> r.sides().stream()).filter(s -> !Double.isNaN(s.perSecond())).toList();
+        if (costed.isEmpty()) {
+            return;
+        }
+        int scale = (int) Math.ceil(costed.stream().mapToDouble(SideResult::perSecond).max().orElse(1));
+        html.append("<h3>Cost: attempts per second</h3>\n");
+        html.append(chart("attempts per second per side", List.of("attempts per second"), List.of("#4a6fa5"),
+                costed.stream().map(s -> new Bar(s.side().label(), List.of((int) Math.round(s.perSecond())), scale)).toList()));
+    }
+
+    /** A line of a table and whether it shows what it exists to show. */
+    private record TableLine(List<String> cells, boolean good) {
+    }
+
+    /** A table; columns firstNumber..lastNumber are right-aligned numbers, the last is the verdict. */
+    private static void rows(StringBuilder html, List<String> headers, List<TableLine> lines, int firstNumber, int lastNumber, String caption) {
+        html.append("<table>\n<tr>");
+        headers.forEach(h -> html.append("<th>").append(escape(h)).append("</th>"));
+        html.append("</tr>\n");
+        for (TableLine line : lines) {
+            List<String> cells = line.cells();
+            html.append("<tr class=\"").append(line.good() ? "good" : "bad").append("\">");
+            for (int i = 0; i < cells.size(); i++) {
+                String cls = i >= firstNumber && i <= lastNumber ? " class=\"n\"" : i == cells.size() - 1 ? " class=\"shows\"" : "";
                 html.append("<td").append(cls).append(">").append(escape(cells.get(i))).append("</td>");
             }
             html.append("</tr>\n");
         }
-        html.append("<caption>The service writes each payment's event in the transaction that marks it paid; a relay publishes it to Kafka "
-                + "with a stable message id. The consumer is halted after its database commit and before its offset commit, then restarted, "
-                + "so Kafka delivers that batch again. applied 2+: ledger entries beyond the first for a payment; missing: confirmed payments "
-                + "with no entry.</caption>\n</table>\n");
+        html.append("<caption>").append(escape(caption)).append("</caption>\n</table>\n");
     }
 
     /** One horizontal bar per scenario, split into payments charged 0, 1, 2 and 3+ times. */
     static String barChart(List<ScenarioResult> results) {
-        int labelWidth = 170;
+        List<Bar> bars = results.stream().map(r -> new Bar(r.scenario().id(),
+                BUCKETS.stream().map(b -> r.figures().chargesPerPayment().getOrDefault(b, 0)).toList(), r.figures().payments())).toList();
+        return chart("payments by number of charges, per scenario", BUCKET_LABELS, BUCKET_COLORS, bars);
+    }
+
+    /** Horizontal stacked bars under a legend; a segment's count is written on it when it is wide enough. */
+    static String chart(String description, List<String> legend, List<String> colors, List<Bar> bars) {
+        int labelWidth = 300;
         int barWidth = 560;
         int rowHeight = 26;
         int top = 34;
-        int height = top + results.size() * rowHeight + 10;
+        int height = top + bars.size() * rowHeight + 10;
         StringBuilder svg = new StringBuilder();
         svg.append("<svg width=\"").append(labelWidth + barWidth + 60).append("\" height=\"")
-                .append(height).append("\" role=\"img\" aria-label=\"payments by number of charges, per scenario\">\n");
+                .append(height).append("\" role=\"img\" aria-label=\"").append(escape(description)).append("\">\n");
         int x = labelWidth;
-        for (String bucket : BUCKETS) {
-            svg.append(String.format("<rect x=\"%d\" y=\"6\" width=\"12\" height=\"12\" fill=\"%s\"/>", x, BUCKET_COLORS.get(bucket)));
-            svg.append(String.format("<text x=\"%d\" y=\"16\" font-size=\"12\">%s</text>\n", x + 16, BUCKET_LABELS.get(bucket)));
-            x += 125;
+        for (int i = 0; i < legend.size(); i++) {
+            svg.append(String.format("<rect x=\"%d\" y=\"6\" width=\"12\" height=\"12\" fill=\"%s\"/>", x, colors.get(i)));
+            svg.append(String.format("<text x=\"%d\" y=\"16\" font-size=\"12\">%s</text>\n", x + 16, escape(legend.get(i))));
+            x += 40 + legend.get(i).length() * 7;
         }
         int y = top;
-        for (ScenarioResult result : results) {
-            Figures f = result.figures();
+        for (Bar bar : bars) {
             svg.append(String.format("<text x=\"%d\" y=\"%d\" font-size=\"12\" text-anchor=\"end\">%s</text>\n", labelWidth - 8, y + 15,
-                    escape(result.scenario().id())));
+                    escape(bar.label())));
             double offset = labelWidth;
-            for (String bucket : BUCKETS) {
-                int count = f.chargesPerPayment().getOrDefault(bucket, 0);
-                if (count == 0 || f.payments() == 0) {
+            for (int i = 0; i < bar.segments().size(); i++) {
+                int count = bar.segments().get(i);
+                if (count <= 0 || bar.scale() <= 0) {
                     continue;
                 }
-                double w = (double) count / f.payments() * barWidth;
-                svg.append(String.format(Locale.ROOT, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"><title>%s: %d payments %s</title></rect>",
-                        offset, y, w, rowHeight - 8, BUCKET_COLORS.get(bucket), escape(result.scenario().id()), count, BUCKET_LABELS.get(bucket)));
+                double w = (double) count / bar.scale() * barWidth;
+                svg.append(String.format(Locale.ROOT, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"><title>%s: %d %s</title></rect>",
+                        offset, y, w, rowHeight - 8, colors.get(i), escape(bar.label()), count, escape(legend.get(i))));
                 if (w >= 22) {
                     svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" fill=\"#fff\" text-anchor=\"middle\">%d</text>",
                             offset + w / 2, y + 13, count));

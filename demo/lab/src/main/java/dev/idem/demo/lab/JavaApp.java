@@ -1,9 +1,12 @@
 package dev.idem.demo.lab;
 
+import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.stream.Collectors;
 
 /**
  * How to start one of the demo's programs in its own JVM: {@code java <jvm options> <launch> <args>},
@@ -25,6 +28,16 @@ public record JavaApp(String name, List<String> jvmOptions, List<String> launch,
 
     public static JavaApp mainClass(String name, List<String> jvmOptions, String classPath, String mainClass) {
         return new JavaApp(name, jvmOptions, List.of("-cp", classPath, mainClass), null);
+    }
+
+    /**
+     * This JVM's class path with every entry made absolute: the lab's jar when it runs as
+     * {@code java -jar}, the test class path in tests. Programs of the lab itself start from it.
+     */
+    public static String ownClassPath() {
+        return Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+                .map(entry -> Path.of(entry).toAbsolutePath().toString())
+                .collect(Collectors.joining(File.pathSeparator));
     }
 
     /** @throws IllegalStateException if the jar is not built */

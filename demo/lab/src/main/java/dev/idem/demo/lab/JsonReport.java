@@ -29,6 +29,10 @@ final class JsonReport {
         if (report.sample() != null) {
             root.set("replaySample", sample(report.sample()));
         }
+        ArrayNode patterns = root.putArray("patterns");
+        for (PatternResult result : report.patterns()) {
+            patterns.add(pattern(result));
+        }
         return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(root);
     }
 
@@ -71,6 +75,35 @@ final class JsonReport {
             ledger.put("missing", l.missing());
             ledger.put("consumerKills", l.consumerKills());
             ledger.put("consumerStarts", l.consumerStarts());
+        }
+        return node;
+    }
+
+    private static ObjectNode pattern(PatternResult result) {
+        PatternRow row = result.row();
+        ObjectNode node = JSON.createObjectNode();
+        node.put("id", row.id());
+        node.put("group", row.group().id());
+        node.put("fault", row.fault());
+        node.put("items", row.items());
+        node.put("wrong", row.wrong());
+        node.put("asExpected", result.asExpected());
+        node.put("seconds", result.millis() / 1000.0);
+        node.put("note", result.note());
+        node.put("skipped", result.skipped());
+        ArrayNode sides = node.putArray("sides");
+        for (SideResult side : result.sides()) {
+            ObjectNode s = sides.addObject();
+            s.put("side", side.side().label());
+            s.put("expected", side.side().expected().label());
+            s.put("asExpected", side.asExpected());
+            s.put("items", side.items());
+            s.put("wrong", side.wrong());
+            s.put("sink", side.sink());
+            s.put("millis", side.millis());
+            if (!Double.isNaN(side.perSecond())) {
+                s.put("attemptsPerSecond", side.perSecond());
+            }
         }
         return node;
     }

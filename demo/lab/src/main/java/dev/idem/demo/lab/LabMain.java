@@ -13,7 +13,10 @@ import picocli.CommandLine.Option;
                 "faults with four client strategies, and counts lost and duplicated charges from the gateway's ledger.",
                 "The messaging scenarios add a Kafka broker (child JVM) and a ledger consumer of the service's payment events,",
                 "killed between its database commit and its offset commit, and count duplicated ledger entries.",
-                "Exits 1 if a scenario does not show what it exists to show."})
+                "Then the lesson's other patterns, each a naive and an idempotent side under one fault, counted from their sinks:",
+                "natural-key upserts, state assignments, a re-run windowed aggregate, Kafka's exactly-once inside Kafka and at",
+                "its boundary, a Redis store restarted without and with persistence, and a row lock against a unique INSERT.",
+                "Exits 1 if a row does not show what it exists to show."})
 public final class LabMain implements Callable<Integer> {
     @Option(names = {"-n", "--payments"}, description = "Logical payments per scenario (default: ${DEFAULT-VALUE}).", defaultValue = "40")
     int payments;
@@ -25,7 +28,7 @@ public final class LabMain implements Callable<Integer> {
             + "jdbc:postgresql://127.0.0.1:5432/test?user=postgres (default: SQLite files under --out).")
     String db;
 
-    @Option(names = "--scenarios", split = ",", description = "Scenarios to run, comma-separated (default: all; see --list).")
+    @Option(names = "--scenarios", split = ",", description = "Rows or groups of rows to run, comma-separated (default: all; see --list).")
     List<String> scenarios;
 
     @Option(names = "--out", description = "Folder for the report, logs and work files (default: ${DEFAULT-VALUE}).", defaultValue = "data/lab")
@@ -34,10 +37,10 @@ public final class LabMain implements Callable<Integer> {
     @Option(names = "--concurrency", description = "Payments in flight at once (default: ${DEFAULT-VALUE}).", defaultValue = "4")
     int concurrency;
 
-    @Option(names = "--kills", description = "SIGKILLs of the service in each kill scenario (default: ${DEFAULT-VALUE}).", defaultValue = "2")
+    @Option(names = "--kills", description = "Kills in each kill scenario and Kafka row (default: ${DEFAULT-VALUE}).", defaultValue = "2")
     int kills;
 
-    @Option(names = "--list", description = "List the scenarios and exit.")
+    @Option(names = "--list", description = "List the rows by pattern and exit.")
     boolean list;
 
     @Option(names = "--service-jar", description = "The payments service jar (default: ${DEFAULT-VALUE}).",
@@ -58,6 +61,36 @@ public final class LabMain implements Callable<Integer> {
             + "(default: ${DEFAULT-VALUE}).", defaultValue = "demo/lab/target/kafka-broker.classpath")
     Path kafkaClassPath;
 
+    /** Every row under its pattern's group id, which --scenarios also takes. */
+    static String listing() {
+        StringBuilder text = new StringBuilder();
+        for (Group group : Group.values()) {
+            text.append(String.format("%s: %s%n", group.id(), group.title()));
+            for (Scenario s : Scenarios.all()) {
+                if (Catalogue.group(s) == group) {
+                    text.append(String.format("  %-18s %s x %s x %s -> expected: %s%n", s.id(), s.strategy().label(), s.variant().label(),
+                            s.fault().label(), s.expectation().label()));
+                }
+            }
+            for (PatternRow row : Patterns.all()) {
+                if (row.group() == group) {
+                    String sides = String.join(" | ", row.sides().stream().map(side -> side.label() + " (" + side.expected().label() + ")").toList());
+                    text.append(String.format("  %-18s %s x %s%s%n", row.id(), sides, row.fault(), needs(row.needs())));
+                }
+            }
+        }
+        return text.toString();
+    }
+
+    private static String needs(PatternRow.Needs needs) {
+        return switch (needs) {
+            case DATABASE -> "";
+            case KAFKA -> " [Kafka broker]";
+            case REDIS_SERVER -> " [redis-server]";
+            case POSTGRESQL -> " [PostgreSQL only]";
+        };
+    }
+
     public static void main(String[] args) {
         System.exit(new CommandLine(new LabMain()).execute(args));
     }
@@ -65,15 +98,12 @@ public final class LabMain implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         if (list) {
-            for (Scenario s : Scenarios.all()) {
-                System.out.printf("%-18s %s x %s x %s -> expected: %s%n", s.id(), s.strategy().label(), s.variant().label(),
-                        s.fault().label(), s.expectation().label());
-            }
+            System.out.print(listing());
             return 0;
         }
         LabSettings settings;
         try {
-            settings = new LabSettings(payments, concurrency, kills, seed, db, out, Scenarios.select(scenarios));
+            settings = new LabSettings(payments, concurrency, kills, seed, db, out, Catalogue.select(scenarios));
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
         }

@@ -13,12 +13,15 @@ import java.util.Objects;
  * @param seed        seeds every fault decision (proxy, gateway) and the amounts
  * @param db          a JDBC URL for the gateway and the service, or null for SQLite files under {@code out}
  * @param out         where work folders, logs and the report go
- * @param scenarios   what to run, in table order
+ * @param scenarios   the scenarios to run, in table order
+ * @param patterns    the pattern rows to run after them, in table order
  */
-public record LabSettings(int payments, int concurrency, int kills, long seed, String db, Path out, List<Scenario> scenarios) {
+public record LabSettings(int payments, int concurrency, int kills, long seed, String db, Path out, List<Scenario> scenarios,
+                          List<PatternRow> patterns) {
     public LabSettings {
         Objects.requireNonNull(out, "out");
         scenarios = List.copyOf(scenarios);
+        patterns = List.copyOf(patterns);
         if (payments < 1) {
             throw new IllegalArgumentException("payments per scenario must be at least 1, was " + payments);
         }
@@ -28,9 +31,19 @@ public record LabSettings(int payments, int concurrency, int kills, long seed, S
         if (kills < 1) {
             throw new IllegalArgumentException("kills must be at least 1, was " + kills);
         }
-        if (scenarios.isEmpty()) {
+        if (scenarios.isEmpty() && patterns.isEmpty()) {
             throw new IllegalArgumentException("no scenario to run");
         }
+    }
+
+    /** Scenarios only, no pattern rows. */
+    public LabSettings(int payments, int concurrency, int kills, long seed, String db, Path out, List<Scenario> scenarios) {
+        this(payments, concurrency, kills, seed, db, out, scenarios, List.of());
+    }
+
+    /** A selection of scenarios and pattern rows. */
+    public LabSettings(int payments, int concurrency, int kills, long seed, String db, Path out, Catalogue.Selection selection) {
+        this(payments, concurrency, kills, seed, db, out, selection.scenarios(), selection.patterns());
     }
 
     Path workDir() {
@@ -43,6 +56,11 @@ public record LabSettings(int payments, int concurrency, int kills, long seed, S
 
     /** The database as shown in the report: SQLite, or the URL with its password masked. */
     String databaseLabel() {
-        return db == null ? "SQLite files under " + workDir() : db.replaceAll("password=[^&]*", "password=***");
+        return db == null ? "SQLite files under " + workDir() : masked(db);
+    }
+
+    /** A JDBC URL with its password masked, for anything the lab prints. */
+    static String masked(String jdbcUrl) {
+        return jdbcUrl.replaceAll("password=[^&]*", "password=***");
     }
 }

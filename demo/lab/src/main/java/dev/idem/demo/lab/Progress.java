@@ -28,6 +28,30 @@ final class Progress {
         }
     }
 
+    synchronized void rowStarted(int number, int total, PatternRow row) {
+        current = String.format("[%d/%d] %-18s", number, total, row.id());
+        out.printf(interactive ? "\r%s %s%n" : "%s %s%n", current, row.sides().stream().map(Side::label).reduce((a, b) -> a + " vs " + b).orElse("")
+                + " x " + row.fault());
+    }
+
+    synchronized void rowFinished(PatternResult result) {
+        String line;
+        if (result.skipped() != null) {
+            line = "skipped: " + result.skipped();
+        } else if (result.sides().isEmpty()) {
+            line = result.note();
+        } else {
+            StringBuilder sides = new StringBuilder();
+            for (SideResult side : result.sides()) {
+                sides.append(sides.length() == 0 ? "" : "; ").append(side.side().label()).append(": ").append(side.wrong()).append(" of ")
+                        .append(side.items()).append(" wrong");
+            }
+            line = String.format("done in %.1f s: %s%s", result.millis() / 1000.0, sides, result.asExpected() ? "" : "  (NOT as expected)");
+        }
+        out.println("        " + line);
+        out.flush();
+    }
+
     /** Redrawn at most ten times a second. */
     synchronized void payments(int settled, int total, int requests) {
         long now = System.nanoTime();

@@ -97,6 +97,11 @@ final class Stack implements AutoCloseable {
 
     /** Starts the lab's Kafka broker if it is not running, and creates {@code topic} on it. */
     synchronized void ensureTopic(String topic) {
+        kafka().createTopic(topic, TOPIC_PARTITIONS);
+    }
+
+    /** The lab's Kafka broker, started on first need and kept for the rest of the lab. */
+    synchronized KafkaBroker kafka() {
         if (broker == null) {
             events.accept("starting a Kafka broker (KRaft, child JVM)");
             try {
@@ -109,7 +114,7 @@ final class Stack implements AutoCloseable {
             }
             events.accept("Kafka broker up at " + broker.bootstrapServers() + " in " + broker.startTime().toMillis() + " ms");
         }
-        broker.createTopic(topic, TOPIC_PARTITIONS);
+        return broker;
     }
 
     /**

@@ -35,10 +35,56 @@ final class TableRenderer {
                 (result.asExpected() ? "yes: " : "NO, expected: ") + s.expectation().label());
     }
 
+    static final List<String> PATTERN_HEADERS = List.of("row", "side", "fault", "sink after the fault", "items", "wrong", "ms", "shows");
+
+    /** The lines of a pattern row, one per side, in the order of {@link #PATTERN_HEADERS}; one line if it was skipped or failed. */
+    static List<List<String>> patternCells(PatternResult result) {
+        PatternRow row = result.row();
+        if (result.skipped() != null) {
+            return List.of(List.of(row.id(), "skipped (see below)", row.fault(), "", "", "", "", "skipped"));
+        }
+        if (result.sides().isEmpty()) {
+            return List.of(List.of(row.id(), "the row failed (see below)", row.fault(), "", "", "", Long.toString(result.millis()),
+                    "NO, it did not run to the end"));
+        }
+        List<List<String>> lines = new ArrayList<>();
+        for (int i = 0; i < result.sides().size(); i++) {
+            SideResult side = result.sides().get(i);
+            lines.add(List.of(i == 0 ? row.id() : "", side.side().label(), i == 0 ? row.fault() : "", side.sink(),
+                    Integer.toString(side.items()), Integer.toString(side.wrong()), Long.toString(side.millis()),
+                    (side.asExpected() ? "yes: " : "NO, expected: ") + side.side().expected().label()));
+        }
+        return lines;
+    }
+
+    /** What a pattern row counts, and its note or why it did not run: the line under the table. */
+    static String patternLegend(PatternResult result) {
+        PatternRow row = result.row();
+        String what = row.id() + ": items are " + row.items() + "; wrong: " + row.wrong() + ".";
+        if (result.skipped() != null) {
+            return what + " Skipped: " + result.skipped() + ".";
+        }
+        return result.note() == null ? what : what + " " + capitalized(result.note()) + ".";
+    }
+
+    private static String capitalized(String text) {
+        return text.isEmpty() ? text : Character.toUpperCase(text.charAt(0)) + text.substring(1);
+    }
+
     static String render(LabReport report) {
+        StringBuilder out = new StringBuilder();
         List<List<String>> rows = new ArrayList<>();
         report.results().forEach(r -> rows.add(cells(r)));
-        StringBuilder out = new StringBuilder(table(HEADERS, rows, 4, 12));
+        if (!rows.isEmpty()) {
+            httpTable(out, rows);
+        }
+        ledgerTable(out, report);
+        patternTable(out, report);
+        return out.toString();
+    }
+
+    private static void httpTable(StringBuilder out, List<List<String>> rows) {
+        out.append(table(HEADERS, rows, 4, 12));
         out.append(System.lineSeparator());
         out.append("lost: no charge at the gateway and the client gave up.  charged 2+: payments the gateway charged more than once.")
                 .append(System.lineSeparator());
@@ -46,6 +92,9 @@ final class TableRenderer {
                 .append(System.lineSeparator());
         out.append("Counted from the gateway's GET /ledger joined to the clients' records by card; latency is per request.")
                 .append(System.lineSeparator());
+    }
+
+    private static void ledgerTable(StringBuilder out, LabReport report) {
         List<List<String>> ledgerRows = report.results().stream().filter(r -> r.ledger() != null).map(TableRenderer::ledgerCells).toList();
         if (!ledgerRows.isEmpty()) {
             out.append(System.lineSeparator());
@@ -59,7 +108,24 @@ final class TableRenderer {
             out.append("Counted from the consumer's GET /ledger once its group had committed every offset of the topic.")
                     .append(System.lineSeparator());
         }
-        return out.toString();
+    }
+
+    private static void patternTable(StringBuilder out, LabReport report) {
+        if (report.patterns().isEmpty()) {
+            return;
+        }
+        List<List<String>> lines = new ArrayList<>();
+        report.patterns().forEach(p -> lines.addAll(patternCells(p)));
+        if (out.length() > 0) {
+            out.append(System.lineSeparator());
+        }
+        out.append("The other patterns: a naive side and an idempotent side under the same fault, each counted from its own sink")
+                .append(System.lineSeparator());
+        out.append(table(PATTERN_HEADERS, lines, 4, 6));
+        out.append(System.lineSeparator());
+        for (PatternResult result : report.patterns()) {
+            out.append(patternLegend(result)).append(System.lineSeparator());
+        }
     }
 
     /** A header, a rule and the rows, columns padded to their widest cell; columns first..last (inclusive) are right-aligned numbers. */

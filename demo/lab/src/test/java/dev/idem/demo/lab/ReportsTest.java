@@ -90,4 +90,62 @@ class ReportsTest {
         assertThat(second.get("ledger").get("entries").asInt()).isEqualTo(10);
         assertThat(second.get("ledger").get("consumerKills").asInt()).isEqualTo(2);
     }
+
+    private static LabReport reportWithPatterns() {
+        PatternResult upsert = new PatternResult(UpsertRow.ROW, List.of(
+                new SideResult(UpsertRow.ROW.sides().get(0), 10, "14 rows", 3, 20),
+                new SideResult(UpsertRow.ROW.sides().get(1), 10, "10 rows", 0, 25)), "14 deliveries of 10 lines", 60, null);
+        PatternResult lock = new PatternResult(LockRow.ROW, List.of(
+                new SideResult(LockRow.ROW.sides().get(0), 10, "31 effects; 40 attempts, 120/s", 10, 300, 120),
+                new SideResult(LockRow.ROW.sides().get(1), 10, "10 effects; 40 attempts, 400/s", 0, 100, 400),
+                new SideResult(LockRow.ROW.sides().get(2), 10, "10 effects; 40 attempts, 500/s", 1, 80, 500)), null, 500, null);
+        PatternResult skipped = PatternResult.skipped(KafkaRows.INSIDE, "needs <nothing>");
+        LabSettings settings = new LabSettings(10, 4, 1, 42, null, Path.of("out"), List.of(), List.of(UpsertRow.ROW, LockRow.ROW, KafkaRows.INSIDE));
+        return new LabReport(Instant.parse("2025-01-01T00:00:00Z"), 2_000, settings, List.of(), null, List.of(upsert, lock, skipped));
+    }
+
+    @Test
+    void patternRowsGetALinePerSideWithTheirCountsAndALegend() {
+        String table = TableRenderer.render(reportWithPatterns());
+
+        assertThat(table).doesNotContain("charged 2+").contains("The other patterns");
+        assertThat(table.lines().filter(l -> l.startsWith("upsert-redelivery")).findFirst().orElseThrow())
+                .contains("plain INSERT per delivery", "14 rows", "  10  ", "  3  ", "yes: fails");
+        assertThat(table.lines().filter(l -> l.contains("upsert on (order_id, line_id)")).findFirst().orElseThrow())
+                .startsWith(" ").contains("10 rows", "yes: holds");
+        assertThat(table.lines().filter(l -> l.contains("INSERT into a unique key")).findFirst().orElseThrow())
+                .as("a side that should hold and does not").contains("NO, expected: holds");
+        assertThat(table.lines().filter(l -> l.startsWith("kafka-eos")).findFirst().orElseThrow()).contains("skipped");
+        assertThat(table).contains("upsert-redelivery: items are order lines; wrong: lines without exactly one row. 14 deliveries of 10 lines.")
+                .contains("kafka-eos: items are events", "Skipped: needs <nothing>.");
+        assertThat(reportWithPatterns().allAsExpected()).as("the lock's unique INSERT side did not hold").isFalse();
+    }
+
+    @Test
+    void theHtmlHasASectionPerPatternWithItsChartsAndTheJsonItsSides() {
+        String html = HtmlReport.render(reportWithPatterns());
+
+        assertThat(html).contains("<h2>" + Group.UPSERT.title() + "</h2>", "<h2>" + HtmlReport.escape(Group.LOCK.title()) + "</h2>",
+                "items right and wrong per side", "Cost: attempts per second", "needs &lt;nothing&gt;");
+        assertThat(html).doesNotContain(Group.KEYS.title(), "Charges per payment", "needs <nothing>");
+        JsonNode json = JsonMapper.builder().build().readTree(JsonReport.render(reportWithPatterns()));
+        JsonNode lock = json.get("patterns").get(1);
+        assertThat(lock.get("group").asString()).isEqualTo("lock");
+        assertThat(lock.get("sides").get(2).get("attemptsPerSecond").asDouble()).isEqualTo(500);
+        assertThat(lock.get("sides").get(2).get("asExpected").asBoolean()).isFalse();
+        assertThat(json.get("patterns").get(2).get("skipped").asString()).isEqualTo("needs <nothing>");
+        assertThat(json.get("allAsExpected").asBoolean()).isFalse();
+    }
+
+    @Test
+    void theChargesChartHasTheHttpRowsOnlyAndTheLedgerRowsGetTheirOwn() {
+        LabReport both = new LabReport(Instant.parse("2025-01-01T00:00:00Z"), 2_000, report().settings(),
+                List.of(report().results().get(0), reportWithLedger().results().get(0)), null);
+        String html = HtmlReport.render(both);
+        String charges = html.substring(html.indexOf("<h3>Charges per payment</h3>"), html.indexOf("<h3>One replayed request</h3>"));
+        String ledger = html.substring(html.indexOf("<h3>Ledger entries</h3>"));
+
+        assertThat(charges).contains("new-key-per-retry").doesNotContain("ledger-no-inbox");
+        assertThat(ledger).contains("ledger-no-inbox", "entry beyond the first").doesNotContain("new-key-per-retry");
+    }
 }
