@@ -7,7 +7,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import javax.sql.DataSource;
 
 /**
@@ -19,6 +21,9 @@ import javax.sql.DataSource;
  * <p>{@code message_id} is the id the inbox deduplicated the record by (its {@code message-id} header,
  * else its coordinates) in inbox mode, and the {@code message-id} header or null without the inbox.
  * {@code created_at} is epoch milliseconds on this process's clock.
+ *
+ * <p>Every append also sets the balance of the entry's card in {@link CardBalances}, in the same
+ * transaction, so a balance never disagrees with the committed entries.
  */
 final class LedgerTable {
     static final String TABLE = "ledger_entry";
@@ -67,7 +72,7 @@ final class LedgerTable {
         this.dialect = dialect;
     }
 
-    /** Creates the table if it is missing. */
+    /** Creates the ledger and balance tables if they are missing. */
     void migrate() throws SQLException {
         try (Connection c = dataSource.getConnection(); Statement st = c.createStatement()) {
             st.execute(switch (dialect) {
@@ -75,6 +80,8 @@ final class LedgerTable {
                 case MARIADB -> MARIADB_DDL;
                 case SQLITE -> SQLITE_DDL;
             });
+            st.execute(CardBalances.LEDGER_INDEX);
+            st.execute(CardBalances.ddl(dialect));
         }
     }
 
@@ -82,15 +89,17 @@ final class LedgerTable {
     void clear() throws SQLException {
         try (Connection c = dataSource.getConnection(); Statement st = c.createStatement()) {
             if (dialect == Dialect.POSTGRESQL) {
-                st.execute("TRUNCATE ledger_entry RESTART IDENTITY");
+                st.execute("TRUNCATE ledger_entry, card_balance RESTART IDENTITY");
             } else if (dialect == Dialect.MARIADB) {
                 // TRUNCATE recreates the table, which starts AUTO_INCREMENT at 1 again.
                 st.execute("TRUNCATE TABLE ledger_entry");
+                st.execute("TRUNCATE TABLE card_balance");
             } else {
                 boolean autoCommit = c.getAutoCommit();
                 c.setAutoCommit(false);
                 try {
                     st.executeUpdate("DELETE FROM ledger_entry");
+                    st.executeUpdate("DELETE FROM card_balance");
                     // The AUTOINCREMENT counter; its table exists once the ledger table does.
                     st.executeUpdate("DELETE FROM sqlite_sequence WHERE name = 'ledger_entry'");
                     c.commit();
@@ -105,16 +114,21 @@ final class LedgerTable {
     }
 
     /**
-     * Appends one entry on {@code connection}, inside the caller's transaction (the caller commits).
+     * Appends one entry and sets its card's balance on {@code connection}, inside the caller's
+     * transaction (the caller commits).
      */
     static void append(Connection connection, PaymentEvent event, String messageId) throws SQLException {
         try (PreparedStatement ps = connection.prepareStatement(INSERT)) {
             bind(ps, event, messageId);
             ps.executeUpdate();
         }
+        CardBalances.refresh(connection, event.card(), event.currency());
     }
 
-    /** Appends entries in one batch statement on {@code connection}, inside the caller's transaction. */
+    /**
+     * Appends entries in one batch statement, then sets the balance of each card they touch once, on
+     * {@code connection}, inside the caller's transaction.
+     */
     static void appendAll(Connection connection, List<PaymentEvent> events, List<String> messageIds) throws SQLException {
         try (PreparedStatement ps = connection.prepareStatement(INSERT)) {
             for (int i = 0; i < events.size(); i++) {
@@ -122,6 +136,13 @@ final class LedgerTable {
                 ps.addBatch();
             }
             ps.executeBatch();
+        }
+        Set<List<String>> cards = new LinkedHashSet<>();
+        for (PaymentEvent event : events) {
+            cards.add(List.of(event.card(), event.currency()));
+        }
+        for (List<String> card : cards) {
+            CardBalances.refresh(connection, card.get(0), card.get(1));
         }
     }
 

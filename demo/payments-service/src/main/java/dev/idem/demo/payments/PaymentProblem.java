@@ -45,6 +45,11 @@ public final class PaymentProblem extends RuntimeException {
         return new PaymentProblem(415, "unsupported-media-type", "Unsupported media type", "send Content-Type: application/json", null);
     }
 
+    /** 400: the revenue range is missing, not ISO-8601 instants, empty, too long or not on minute boundaries. */
+    public static PaymentProblem invalidRange(String detail) {
+        return new PaymentProblem(400, "invalid-range", "Invalid range", detail, null);
+    }
+
     /** 404: no payment with this id. */
     public static PaymentProblem notFound() {
         return new PaymentProblem(404, "payment-not-found", "Payment not found", "no payment has this id", null);

@@ -95,6 +95,14 @@ public class PaymentsConfiguration {
         return repository;
     }
 
+    /** Creates its totals tables at its first use (the context is lazy): the payment table comes first. */
+    @Bean
+    Revenue revenue(DataSource dataSource, PaymentRepository payments) {
+        Revenue revenue = new Revenue(dataSource);
+        revenue.migrate();
+        return revenue;
+    }
+
     @Bean
     CardGateway cardGateway(DemoSettings settings, JsonMapper json) {
         return new HttpCardGateway(settings.gatewayUrl(), settings.gatewayTimeout(), json);

@@ -130,6 +130,42 @@ class BadInputIT {
         assertProblem(response, 404);
     }
 
+    static Stream<Arguments> badRevenueRanges() {
+        return Stream.of(
+                Arguments.of("POST", "/revenue/recompute?to=2026-12-01T10:01:00Z", "from is missing"),
+                Arguments.of("GET", "/revenue?from=2026-12-01T10:00:00Z", "to is missing"),
+                Arguments.of("POST", "/revenue/recompute?from=yesterday&to=2026-12-01T10:01:00Z", "from is not an ISO-8601 instant"),
+                Arguments.of("GET", "/revenue?from=2026-12-01T10:01:00Z&to=2026-12-01T10:00:00Z", "from must be before to"),
+                Arguments.of("POST", "/revenue/recompute?from=2026-11-01T00:00:00Z&to=2026-12-01T00:00:00Z", "longer than 7 days"),
+                Arguments.of("POST", "/revenue/recompute?from=2026-12-01T10:00:30Z&to=2026-12-01T10:01:00Z", "window boundary"));
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("badRevenueRanges")
+    void aBadRevenueRangeIs400NamingWhatIsWrong(String method, String pathAndQuery, String detailPart) throws Exception {
+        HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create(service.baseUrl() + pathAndQuery))
+                .method(method, HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+        assertProblem(response, 400);
+        assertThat(JSON.readTree(response.body()).path("type").asString()).isEqualTo("urn:idem:demo:problem:invalid-range");
+        assertThat(JSON.readTree(response.body()).path("detail").asString()).contains(detailPart);
+    }
+
+    @Test
+    void aRevenueRecomputationRunTwiceOverHttpAnswersTheSameTotals() throws Exception {
+        String range = "?from=2026-12-01T10:00:00Z&to=2026-12-01T11:00:00Z";
+        HttpResponse<String> first = HTTP.send(HttpRequest.newBuilder(URI.create(service.baseUrl() + "/revenue/recompute" + range))
+                .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> second = HTTP.send(HttpRequest.newBuilder(URI.create(service.baseUrl() + "/revenue/recompute" + range))
+                .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> totals = HTTP.send(HttpRequest.newBuilder(URI.create(service.baseUrl() + "/revenue" + range)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(first.statusCode()).as("body: %s", first.body()).isEqualTo(200);
+        assertThat(JSON.readTree(second.body())).isEqualTo(JSON.readTree(first.body()));
+        assertThat(JSON.readTree(second.body()).path("windows").asLong()).isEqualTo(60);
+        assertThat(totals.statusCode()).isEqualTo(200);
+        assertThat(JSON.readTree(totals.body()).isArray()).isTrue();
+    }
+
     private static HttpResponse<String> post(String key, String body) throws Exception {
         return HTTP.send(HttpRequest.newBuilder(URI.create(service.baseUrl() + "/payments")).header("Content-Type", "application/json")
                 .header("Idempotency-Key", key).POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
