@@ -2,13 +2,13 @@ package dev.idem.inbox;
 
 import dev.idem.StoreException;
 import dev.idem.jdbc.Dialect;
+import dev.idem.jdbc.JdbcComponentBuilder;
 import dev.idem.jdbc.JdbcIdempotencyStore;
-import dev.idem.jdbc.internal.Dialects;
 import dev.idem.jdbc.internal.Guard;
 import dev.idem.jdbc.internal.Jdbc;
 import dev.idem.jdbc.internal.Migrator;
-import dev.idem.jdbc.internal.MessageHeaders;
 import dev.idem.jdbc.internal.SqlStatements;
+import dev.idem.jdbc.internal.StoreCalls;
 import dev.idem.jdbc.internal.Tables;
 import dev.idem.jdbc.internal.Transactions.SqlWork;
 import dev.idem.jdbc.internal.Transactions;
@@ -19,7 +19,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -85,27 +84,29 @@ public final class Inbox implements Purgeable {
     static final int STATE_PROCESSED = 1;
     static final int STATE_DROPPED = 3;
 
-    private final Transactions transactions;
+    /** Each call's transaction, a driver failure as a redacted StoreException naming the inbox. */
+    private final StoreCalls calls;
     private final Dialect dialect;
     private final Map<String, String> tableNames;
     private final SqlStatements sql;
     private final int maxAttempts;
     private final Duration retention;
     private final InboxListener listener;
-    private final String name;
     private final InboxRows rows;
+    /** What each of this inbox's own transactions does: claim, handle, count a failure, commit. */
+    private final InboxTransaction transaction;
     private final Quarantine quarantine;
 
     private Inbox(Builder b, Dialect dialect) {
-        this.transactions = new Transactions(b.dataSource);
+        this.calls = new StoreCalls(new Transactions(b.dataSource()), dialect.displayName() + " inbox");
         this.dialect = dialect;
-        this.tableNames = Map.of(Tables.DEFAULT_INBOX_TABLE, b.tableName, Tables.DEFAULT_QUARANTINE_TABLE, b.quarantineTableName);
+        this.tableNames = Map.of(Tables.DEFAULT_INBOX_TABLE, b.tableName(), Tables.DEFAULT_QUARANTINE_TABLE, b.quarantineTableName);
         this.sql = SqlStatements.load(dialect, b.sqlSource, "inbox.sql", tableNames, requiredStatements(dialect));
         this.maxAttempts = b.maxAttempts;
         this.retention = b.retention;
         this.listener = b.listener;
-        this.name = dialect.displayName() + " inbox";
         this.rows = new InboxRows(sql, retention, b.maxAttempts, listener);
+        this.transaction = new InboxTransaction(rows, listener);
         this.quarantine = new Quarantine(this, rows, sql, retention, listener);
     }
 
@@ -134,14 +135,7 @@ public final class Inbox implements Purgeable {
      * applied, under a lock, safe to run concurrently. A DBA may run the plain SQL file instead.
      */
     public void migrate() {
-        try {
-            transactions.onConnection(c -> {
-                new Migrator(dialect, sql, Inbox.class, Tables.DEFAULT_INBOX_TABLE, tableNames).migrate(c);
-                return null;
-            });
-        } catch (SQLException e) {
-            throw failure("migrate", null, e);
-        }
+        calls.migrate(new Migrator(dialect, sql, Inbox.class, Tables.DEFAULT_INBOX_TABLE, tableNames));
     }
 
     // ---- processing, one transaction per call --------------------------------------------------
@@ -162,7 +156,7 @@ public final class Inbox implements Purgeable {
         InboxNames.checkConsumer(consumer);
         Objects.requireNonNull(message, "message is null");
         Objects.requireNonNull(handler, "handler is null");
-        return inTransaction("process", consumer, c -> processOn(c, consumer, message, handler, BatchSteps.NONE));
+        return inTransaction("process", consumer, c -> transaction.process(c, consumer, message, handler, BatchSteps.NONE));
     }
 
     /**
@@ -219,7 +213,7 @@ public final class Inbox implements Purgeable {
             firsts.putIfAbsent(m.id(), m);
         }
         return inTransaction("process batch", consumer, c -> {
-            Map<String, InboxOutcome> outcomes = batchOn(c, consumer, firsts, handler, single, steps);
+            Map<String, InboxOutcome> outcomes = transaction.batch(c, consumer, firsts, handler, single, steps);
             List<InboxOutcome> ordered = new ArrayList<>(messages.size());
             Set<String> seen = new HashSet<>();
             for (InboxMessage m : messages) {
@@ -382,114 +376,6 @@ public final class Inbox implements Purgeable {
                 + ", maxAttempts=" + maxAttempts + ", retention=" + retention + "]";
     }
 
-    // ---- on a connection in a transaction ---------------------------------------------------------
-
-    private InboxOutcome processOn(Connection c, String consumer, InboxMessage message, InboxHandler handler, BatchSteps steps)
-            throws SQLException {
-        String id = message.id();
-        if (claimFirst(c, consumer, List.of(id)).isEmpty()) {
-            InboxOutcome answer = rows.notClaimed(c, consumer, List.of(id)).get(id);
-            if (steps == BatchSteps.NONE) {
-                c.rollback();
-            } else {
-                // Settled without work: the broker's step (e.g. a stored position) still commits.
-                steps.beforeCommit(c, List.of(id));
-                c.commit();
-            }
-            report(consumer, answer);
-            return answer;
-        }
-        try {
-            handler.handle(c, message);
-        } catch (Exception e) {
-            rethrowLostRace(e);
-            Transactions.rollbackQuietly(c, e);
-            return rows.countFailure(c, consumer, message, e);
-        }
-        requireTransaction(c, consumer);
-        steps.beforeCommit(c, List.of(id));
-        c.commit();
-        Guard.run("processed", () -> listener.processed(consumer, id));
-        return InboxOutcome.processed(id);
-    }
-
-    private Map<String, InboxOutcome> batchOn(Connection c, String consumer, Map<String, InboxMessage> firsts, InboxBatchHandler handler,
-                                              InboxHandler single, BatchSteps steps) throws SQLException {
-        Set<String> claimed = claimFirst(c, consumer, firsts.keySet());
-        boolean failed = false;
-        List<InboxMessage> fresh = new ArrayList<>(claimed.size());
-        for (InboxMessage m : firsts.values()) {
-            if (claimed.contains(m.id())) {
-                fresh.add(m);
-            }
-        }
-        try {
-            if (!fresh.isEmpty()) {
-                handler.handle(c, Collections.unmodifiableList(fresh));
-            }
-        } catch (Exception e) {
-            rethrowLostRace(e);
-            Transactions.rollbackQuietly(c, e);
-            failed = true;
-        }
-        Map<String, InboxOutcome> outcomes = new HashMap<>();
-        if (failed) {
-            // One transaction per message, so the failing one is counted and the others commit.
-            for (InboxMessage m : firsts.values()) {
-                InboxOutcome outcome = processOn(c, consumer, m, single, steps);
-                outcomes.put(m.id(), outcome);
-                if (steps.ordered() && outcome.status() == InboxOutcome.Status.FAILED) {
-                    break;  // the messages behind it stay unanswered (null), so none overtakes it
-                }
-            }
-            return outcomes;
-        }
-        requireTransaction(c, consumer);
-        List<String> rest = new ArrayList<>();
-        for (String id : firsts.keySet()) {
-            if (!claimed.contains(id)) {
-                rest.add(id);
-            }
-        }
-        outcomes.putAll(rows.notClaimed(c, consumer, rest));
-        steps.beforeCommit(c, List.copyOf(firsts.keySet()));
-        c.commit();
-        for (String id : firsts.keySet()) {
-            if (claimed.contains(id)) {
-                outcomes.put(id, InboxOutcome.processed(id));
-                Guard.run("processed", () -> listener.processed(consumer, id));
-            } else {
-                report(consumer, outcomes.get(id));
-            }
-        }
-        return outcomes;
-    }
-
-    /**
-     * {@link #claimIds} as the first work of a transaction this inbox owns. On MariaDB, InnoDB may
-     * answer a claim with a deadlock it broke by rolling the transaction back: when an uncommitted
-     * claim of an id is rolled back, the deliveries waiting for it each hold a shared lock on the
-     * id's index entry and each need the exclusive one to insert. The transaction is then run again
-     * whole by {@link Transactions}. (In the caller's transaction, {@link #claimBatch} cannot do that
-     * and says so to the caller.)
-     */
-    private Set<String> claimFirst(Connection c, String consumer, Collection<String> ids) throws SQLException {
-        return rows.claimIds(c, consumer, ids);
-    }
-
-    private void report(String consumer, InboxOutcome outcome) {
-        if (outcome.status() == InboxOutcome.Status.DUPLICATE) {
-            Guard.run("duplicate", () -> listener.duplicate(consumer, outcome.messageId()));
-        }
-    }
-
-    static void requireTransaction(Connection c, String consumer) throws SQLException {
-        if (c.getAutoCommit()) {
-            throw new IllegalStateException("the handler of consumer '" + consumer
-                    + "' switched the connection to auto-commit, which committed its work early; handlers must not commit");
-        }
-    }
-
     // ---- connections and errors ---------------------------------------------------------------
 
     /**
@@ -498,34 +384,7 @@ public final class Inbox implements Purgeable {
      * serialization failure, the handler's writes included, is run again whole.
      */
     <T> T inTransaction(String operation, String consumer, SqlWork<T> work) {
-        try {
-            return transactions.inTransaction(work);
-        } catch (SQLException e) {
-            throw failure(operation, consumer, e);
-        }
-    }
-
-    /**
-     * A handler whose statement the database rolled back as a deadlock victim did nothing wrong: its
-     * transaction lost a race. Rethrown (not counted as a failed attempt), so the whole transaction
-     * runs again.
-     */
-    static void rethrowLostRace(Exception e) throws SQLException {
-        if (!Transactions.isRetryable(e)) {
-            return;
-        }
-        if (e instanceof SQLException sql) {
-            throw sql;
-        }
-        if (e instanceof RuntimeException runtime) {
-            throw runtime;
-        }
-        throw new SQLException("the handler's transaction was rolled back by the database", e);
-    }
-
-    private StoreException failure(String operation, String consumer, SQLException e) {
-        String what = consumer == null ? operation : operation + " for consumer '" + consumer + "'";
-        return StoreException.failed(name, what, null, Jdbc.redacted(e));
+        return calls.inTransaction(consumer == null ? operation : operation + " for consumer '" + consumer + "'", work);
     }
 
     /**
@@ -552,31 +411,16 @@ public final class Inbox implements Purgeable {
     }
 
     /** Settings of an {@link Inbox}; each setter validates its value. */
-    public static final class Builder {
-        private final DataSource dataSource;
-        private Dialect dialect;
-        private String tableName = Tables.DEFAULT_INBOX_TABLE;
+    public static final class Builder extends JdbcComponentBuilder<Builder> {
         private String quarantineTableName = Tables.DEFAULT_QUARANTINE_TABLE;
         private int maxAttempts = 5;
         private Duration retention = Duration.ofDays(7);
         private InboxListener listener = InboxListener.noop();
         private SqlStatements.Source sqlSource = SqlStatements.Source.of(Inbox.class);
 
+        /** The table defaults to {@code idem_inbox}. */
         private Builder(DataSource dataSource, Dialect dialect) {
-            this.dataSource = Objects.requireNonNull(dataSource, "dataSource is null");
-            this.dialect = dialect;
-        }
-
-        /** Default: detected from the database's product name at {@link #build()}. */
-        public Builder dialect(Dialect dialect) {
-            this.dialect = Objects.requireNonNull(dialect, "dialect is null");
-            return this;
-        }
-
-        /** Default {@code idem_inbox}. A lower-case SQL identifier of at most 48 characters. */
-        public Builder tableName(String tableName) {
-            this.tableName = Tables.checkName(tableName);
-            return this;
+            super(dataSource, dialect, Tables.DEFAULT_INBOX_TABLE);
         }
 
         /** Default {@code idem_quarantine}. A lower-case SQL identifier of at most 48 characters. */
@@ -626,15 +470,10 @@ public final class Inbox implements Purgeable {
          * @throws StoreException        if the database cannot be reached
          */
         public Inbox build() {
-            if (tableName.equals(quarantineTableName)) {
-                throw new IllegalStateException("the inbox and quarantine tables must differ, both are '" + tableName + "'");
+            if (tableName().equals(quarantineTableName)) {
+                throw new IllegalStateException("the inbox and quarantine tables must differ, both are '" + tableName() + "'");
             }
-            try (Connection c = dataSource.getConnection()) {
-                Dialect chosen = Dialects.resolve(c, dialect);
-                return new Inbox(this, chosen);
-            } catch (SQLException e) {
-                throw StoreException.failed("JDBC inbox", "connect", null, Jdbc.redacted(e));
-            }
+            return new Inbox(this, resolveDialect("JDBC inbox"));
         }
     }
 }

@@ -97,9 +97,9 @@ public final class Quarantine {
             QuarantinedMessage q = found.get();
             try {
                 handler.handle(c, q.message());
-                Inbox.requireTransaction(c, consumer);
+                InboxTransaction.requireTransaction(c, consumer);
             } catch (Exception e) {
-                Inbox.rethrowLostRace(e);
+                InboxTransaction.rethrowLostRace(e);
                 Transactions.rollbackQuietly(c, e);
                 rows.update(c, "inbox_replay_failure", e.getClass().getName(), InboxRows.errorMessage(e), consumer, messageId);
                 c.commit();

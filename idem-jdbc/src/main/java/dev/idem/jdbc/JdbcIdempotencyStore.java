@@ -7,12 +7,12 @@ import dev.idem.StoreException;
 import dev.idem.StoredResponse;
 import dev.idem.jdbc.internal.Dialects;
 import dev.idem.jdbc.internal.HeaderCodec;
-import dev.idem.jdbc.internal.Jdbc;
 import dev.idem.jdbc.internal.Isolation;
 import dev.idem.jdbc.internal.Migrator;
 import dev.idem.jdbc.internal.ReservedConnection;
 import dev.idem.jdbc.internal.ResponseCache;
 import dev.idem.jdbc.internal.SqlStatements;
+import dev.idem.jdbc.internal.StoreCalls;
 import dev.idem.jdbc.internal.Tables;
 import dev.idem.jdbc.internal.Transactions.SqlWork;
 import dev.idem.jdbc.internal.Transactions;
@@ -34,8 +34,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -73,28 +71,29 @@ import javax.sql.DataSource;
 public final class JdbcIdempotencyStore implements IdempotencyStore {
     /** A live record read between a conflict and a concurrent release/purge is re-claimed; this bounds that loop. */
     private static final int MAX_CLAIM_ROUNDS = 16;
-    /** Leases per batched renewal statement. */
-    private static final int RENEW_CHUNK = 500;
 
     private final DataSource dataSource;
-    private final Transactions transactions;
+    /** Each SPI call on a connection of its own, a driver failure as a redacted StoreException. */
+    private final StoreCalls calls;
     private final Dialect dialect;
     private final String tableName;
     private final SqlStatements sql;
-    private final String name;
     /** Completed records' final answers, or null when the cache is off (the default). */
     private final ResponseCache cache;
-    /** The connection lease renewals run on, out of the application's reach. */
-    private final ReservedConnection renewalConnection;
-    private JdbcIdempotencyStore(DataSource dataSource, Dialect dialect, String tableName, int cacheEntries, DataSource renewals,
+    /** Lease renewals, on a connection of their own out of the application's reach. */
+    private final LeaseRenewals renewals;
+    /** The takeover step of the claim where the dialect claims in three steps (MariaDB). */
+    private final ThreeStepTakeover takeover;
+
+    private JdbcIdempotencyStore(DataSource dataSource, Dialect dialect, String tableName, int cacheEntries, DataSource renewalDataSource,
             SqlStatements.Source sqlSource, Isolation isolation) {
         this.dataSource = dataSource;
-        this.renewalConnection = new ReservedConnection(renewals == null ? dataSource : renewals, isolation);
-        this.transactions = new Transactions(dataSource, isolation);
+        this.calls = new StoreCalls(new Transactions(dataSource, isolation), dialect.displayName() + " store");
         this.dialect = dialect;
         this.tableName = tableName;
         this.sql = SqlStatements.load(dialect, sqlSource, null, Map.of(Tables.DEFAULT_RECORD_TABLE, tableName), requiredStatements(dialect));
-        this.name = dialect.displayName() + " store";
+        this.renewals = new LeaseRenewals(sql, new ReservedConnection(renewalDataSource == null ? dataSource : renewalDataSource, isolation));
+        this.takeover = new ThreeStepTakeover(sql);
         this.cache = cacheEntries > 0 ? new ResponseCache(cacheEntries) : null;
     }
 
@@ -139,10 +138,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     /** Creates or upgrades the table by applying the dialect's migrations not yet applied; safe to run concurrently. */
     public void migrate() {
-        inConnection("migrate", null, c -> {
-            migrator().migrate(c);
-            return null;
-        });
+        calls.migrate(migrator());
     }
 
     /**
@@ -155,7 +151,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      */
     public void migrate(Duration retryFor) {
         Objects.requireNonNull(retryFor, "retryFor is null");
-        SchemaMigrations.migrate(dataSource, name + " migrations", retryFor, c -> migrator().migrate(c));
+        SchemaMigrations.migrate(dataSource, dialect.displayName() + " store migrations", retryFor, c -> migrator().migrate(c));
     }
 
     private Migrator migrator() {
@@ -224,7 +220,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     @Override
     public void prepareRenewals() {
         try {
-            renewalConnection.reserve();
+            renewals.reserve();
         } catch (SQLException e) {
             throw failure("reserve a renewal connection", null, e);
         }
@@ -243,82 +239,10 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         if (leases.isEmpty()) {
             return new Renewals(Set.of(), Set.of());
         }
-        Set<HeldLease> renewed = new HashSet<>();
-        Set<HeldLease> lost = new HashSet<>();
-        List<HeldLease> all = new ArrayList<>(leases);
         try {
-            for (int from = 0; from < all.size(); from += RENEW_CHUNK) {
-                List<HeldLease> chunk = all.subList(from, Math.min(all.size(), from + RENEW_CHUNK));
-                renewalConnection.inTransaction(Math.max(1, lease.toMillis() / 3), c -> {
-                    renewChunk(c, chunk, lease, renewed, lost);
-                    return null;
-                });
-            }
+            return renewals.renewAll(new ArrayList<>(leases), lease);
         } catch (SQLException e) {
             throw failure("renew leases", null, e);
-        }
-        return new Renewals(renewed, lost);
-    }
-
-    private void renewChunk(Connection c, List<HeldLease> chunk, Duration lease, Set<HeldLease> renewed, Set<HeldLease> lost)
-            throws SQLException {
-        Map<RecordKey, Long> locked = tokens(c, "renew_many_lock", chunk);
-        List<HeldLease> toRenew = new ArrayList<>();
-        List<HeldLease> notLocked = new ArrayList<>();
-        for (HeldLease held : chunk) {
-            Long token = locked.get(held.id());
-            if (token == null) {
-                notLocked.add(held);
-            } else if (token == held.token()) {
-                toRenew.add(held);
-            } else {
-                lost.add(held);
-            }
-        }
-        if (!notLocked.isEmpty()) {
-            Map<RecordKey, Long> live = tokens(c, "renew_many_states", notLocked);
-            for (HeldLease held : notLocked) {
-                Long token = live.get(held.id());
-                if (token == null || token != held.token()) {
-                    lost.add(held);
-                }
-                // Else: live with this token but locked by another transaction; next tick.
-            }
-        }
-        if (!toRenew.isEmpty()) {
-            try (PreparedStatement ps = c.prepareStatement(sql.get("renew_locked"))) {
-                for (HeldLease held : toRenew) {
-                    ps.setLong(1, lease.toMillis());
-                    ps.setString(2, held.id().scope().value());
-                    ps.setString(3, held.id().key().value());
-                    ps.addBatch();
-                }
-                ps.executeBatch();
-            }
-            renewed.addAll(toRenew);
-        }
-    }
-
-    /** The in-progress records' tokens of {@code leases}' keys, read with the named statement. */
-    private Map<RecordKey, Long> tokens(Connection c, String statement, List<HeldLease> leases) throws SQLException {
-        Map<String, RecordKey> byName = new HashMap<>();
-        try (PreparedStatement ps = c.prepareStatement(sql.expand(statement, "{rows}", sql.get("renew_many_row"), leases.size()))) {
-            int i = 1;
-            for (HeldLease held : leases) {
-                ps.setString(i++, held.id().scope().value());
-                ps.setString(i++, held.id().key().value());
-                byName.put(held.id().scope().value() + "\u0000" + held.id().key().value(), held.id());
-            }
-            Map<RecordKey, Long> out = new HashMap<>();
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    RecordKey id = byName.get(rs.getString(1) + "\u0000" + rs.getString(2));
-                    if (id != null) {
-                        out.put(id, rs.getLong(3));
-                    }
-                }
-            }
-            return out;
         }
     }
 
@@ -389,14 +313,14 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 if (byUpdate) {
                     // The failed insert's duplicate check left a shared lock on the record; keeping it
                     // while a takeover asks for the exclusive one would deadlock with another claimer.
-                    endTransaction(c);
+                    ThreeStepTakeover.endTransaction(c);
                 }
                 ClaimOutcome live = lookup(c, request, expiresIn);
                 if (live != null) {
                     return live;
                 }
                 if (byUpdate) {
-                    ClaimOutcome taken = takeOver(c, request);
+                    ClaimOutcome taken = takeover.takeOver(c, request);
                     if (taken != null) {
                         return taken;
                     }
@@ -406,72 +330,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                     throw e;
                 }
                 // InnoDB rolled the claim's transaction back whole (the claim is its first work): run it again.
-                endTransaction(c);
+                ThreeStepTakeover.endTransaction(c);
             }
             // The record was released, purged or its lease ended between the statements: go again.
         }
         throw new SQLException("claim did not settle after " + MAX_CLAIM_ROUNDS + " rounds of concurrent changes");
-    }
-
-    /**
-     * Takes over a released, expired or abandoned record with one conditional UPDATE and reads the new
-     * owner's token in the same transaction; {@code null} if the record is live again or gone.
-     */
-    private ClaimOutcome takeOver(Connection c, ClaimRequest request) throws SQLException {
-        boolean own = c.getAutoCommit();
-        if (own) {
-            c.setAutoCommit(false);
-        }
-        ClaimOutcome.Acquired acquired;
-        try {
-            int updated;
-            try (PreparedStatement ps = c.prepareStatement(sql.get("claim_takeover_update"))) {
-                long retentionMs = request.retention().toMillis();
-                ps.setLong(1, retentionMs);
-                ps.setLong(2, retentionMs);
-                ps.setString(3, request.fingerprint().value());
-                ps.setLong(4, request.lease().toMillis());
-                ps.setString(5, request.id().scope().value());
-                ps.setString(6, request.id().key().value());
-                ps.setString(7, request.fingerprint().value());
-                updated = ps.executeUpdate();
-            }
-            if (updated == 0) {
-                c.rollback();
-                if (own) {
-                    c.setAutoCommit(true);
-                }
-                return null;
-            }
-            try (PreparedStatement ps = c.prepareStatement(sql.get("claim_taken"))) {
-                ps.setString(1, request.id().scope().value());
-                ps.setString(2, request.id().key().value());
-                try (ResultSet rs = ps.executeQuery()) {
-                    if (!rs.next()) {
-                        throw new SQLException("the record taken over is missing in the same transaction");
-                    }
-                    acquired = new ClaimOutcome.Acquired(rs.getLong(1), rs.getInt(2), recoveryPoint(rs.getString(3), rs.getBytes(4)));
-                }
-            }
-            if (own) {
-                c.commit();
-            }
-        } catch (SQLException | RuntimeException e) {
-            Transactions.rollbackQuietly(c, e);
-            Transactions.restoreQuietly(c, own, e);
-            throw e;
-        }
-        if (own) {
-            c.setAutoCommit(true);
-        }
-        return acquired;
-    }
-
-    /** Ends the connection's transaction, if it is in one, by rolling it back; the claim was its only work. */
-    private static void endTransaction(Connection c) throws SQLException {
-        if (!c.getAutoCommit()) {
-            c.rollback();
-        }
     }
 
     /**
@@ -590,7 +453,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         return StoredResponse.of(rs.getInt("status"), HeaderCodec.decode(rs.getString("headers")), body == null ? new byte[0] : body);
     }
 
-    private static Optional<RecoveryPoint> recoveryPoint(String phase, byte[] state) {
+    static Optional<RecoveryPoint> recoveryPoint(String phase, byte[] state) {
         return phase == null ? Optional.empty() : Optional.of(RecoveryPoint.of(phase, state == null ? new byte[0] : state));
     }
 
@@ -614,15 +477,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      * rounds anyway, and every other write is conditional on the token).
      */
     private <T> T inConnection(String operation, Scope scope, SqlWork<T> work) {
-        try {
-            return transactions.onConnection(work);
-        } catch (SQLException e) {
-            throw failure(operation, scope, e);
-        }
+        return calls.onConnection(operation, scope, work);
     }
 
     StoreException failure(String operation, Scope scope, SQLException e) {
-        return StoreException.failed(name, operation, scope, Jdbc.redacted(e));
+        return calls.failure(operation, scope, e);
     }
 
     private static void requirePositive(String name, Duration value) {
@@ -639,28 +498,14 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     }
 
     /** Settings of a {@link JdbcIdempotencyStore}. */
-    public static final class Builder {
-        private final DataSource dataSource;
-        private Dialect dialect;
-        private String tableName = Tables.DEFAULT_RECORD_TABLE;
+    public static final class Builder extends JdbcComponentBuilder<Builder> {
         private int responseCache;
         private DataSource renewalDataSource;
         private SqlStatements.Source sqlSource = SqlStatements.Source.of(Dialect.class);
 
+        /** The table defaults to {@code idem_record}. */
         private Builder(DataSource dataSource) {
-            this.dataSource = Objects.requireNonNull(dataSource, "dataSource is null");
-        }
-
-        /** Default: detected from the database's product name at {@link #build()}. */
-        public Builder dialect(Dialect dialect) {
-            this.dialect = Objects.requireNonNull(dialect, "dialect is null");
-            return this;
-        }
-
-        /** Default {@code idem_record}. A lower-case SQL identifier. */
-        public Builder tableName(String tableName) {
-            this.tableName = Tables.checkName(tableName);
-            return this;
+            super(dataSource, null, Tables.DEFAULT_RECORD_TABLE);
         }
 
         /**
@@ -711,13 +556,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
          * @throws IllegalStateException if SQLite is not in WAL mode with synchronous=FULL and a busy timeout
          */
         public JdbcIdempotencyStore build() {
-            try (Connection c = dataSource.getConnection()) {
-                Dialect chosen = Dialects.resolve(c, dialect);
+            return StoreCalls.atBuild(dataSource(), "JDBC store", c -> {
+                Dialect chosen = Dialects.resolve(c, configuredDialect());
                 Isolation isolation = Isolation.require(chosen.storeIsolation(), c);
-                return new JdbcIdempotencyStore(dataSource, chosen, tableName, responseCache, renewalDataSource, sqlSource, isolation);
-            } catch (SQLException e) {
-                throw StoreException.failed("JDBC store", "connect", null, e);
-            }
+                return new JdbcIdempotencyStore(dataSource(), chosen, tableName(), responseCache, renewalDataSource, sqlSource, isolation);
+            });
         }
     }
 }

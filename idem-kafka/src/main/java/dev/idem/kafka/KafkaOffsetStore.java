@@ -2,10 +2,10 @@ package dev.idem.kafka;
 
 import dev.idem.StoreException;
 import dev.idem.jdbc.Dialect;
-import dev.idem.jdbc.internal.Jdbc;
+import dev.idem.jdbc.JdbcComponentBuilder;
 import dev.idem.jdbc.internal.Migrator;
 import dev.idem.jdbc.internal.SqlStatements;
-import dev.idem.jdbc.internal.Tables;
+import dev.idem.jdbc.internal.StoreCalls;
 import dev.idem.jdbc.internal.Transactions;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -49,7 +49,8 @@ public final class KafkaOffsetStore {
     /** idem-kafka's own sequence of numbered files, one per dialect. */
     private static final List<Migrator.Migration> MIGRATIONS = List.of(new Migrator.Migration(1, "create_idem_kafka_offset", DEFAULT_TABLE));
 
-    private final Transactions transactions;
+    /** Each call on a connection, a driver failure as a redacted StoreException naming the store. */
+    private final StoreCalls calls;
     private final Dialect dialect;
     private final String tableName;
     private final Map<String, String> tableNames;
@@ -57,7 +58,7 @@ public final class KafkaOffsetStore {
     private final SqlStatements sql;
 
     private KafkaOffsetStore(DataSource dataSource, Dialect dialect, String tableName, SqlStatements.Source files) {
-        this.transactions = new Transactions(dataSource);
+        this.calls = new StoreCalls(new Transactions(dataSource), dialect.displayName() + " Kafka offset store");
         this.dialect = dialect;
         this.tableName = tableName;
         this.tableNames = Map.of(DEFAULT_TABLE, tableName);
@@ -82,14 +83,7 @@ public final class KafkaOffsetStore {
      * safe when several instances start together.
      */
     public void migrate() {
-        try {
-            transactions.onConnection(c -> {
-                new Migrator(dialect, sql, files, MIGRATIONS, DEFAULT_TABLE, tableNames).migrate(c);
-                return null;
-            });
-        } catch (SQLException e) {
-            throw StoreException.failed(displayName(), "migrate", null, Jdbc.redacted(e));
-        }
+        calls.migrate(new Migrator(dialect, sql, files, MIGRATIONS, DEFAULT_TABLE, tableNames));
     }
 
     /**
@@ -132,11 +126,7 @@ public final class KafkaOffsetStore {
         for (TopicPartition tp : partitions) {
             topics.add(tp.topic());
         }
-        try {
-            return transactions.onConnection(c -> read(c, groupId, topics, partitions));
-        } catch (SQLException e) {
-            throw StoreException.failed(displayName(), "read offsets of group '" + groupId + "'", null, Jdbc.redacted(e));
-        }
+        return calls.onConnection("read offsets of group '" + groupId + "'", c -> read(c, groupId, topics, partitions));
     }
 
     private Map<TopicPartition, Long> read(Connection c, String groupId, Set<String> topics, Collection<TopicPartition> partitions)
@@ -172,10 +162,6 @@ public final class KafkaOffsetStore {
         return "KafkaOffsetStore[" + dialect.displayName() + ", table=" + tableName + "]";
     }
 
-    private String displayName() {
-        return dialect.displayName() + " Kafka offset store";
-    }
-
     static String checkGroup(String groupId) {
         if (groupId == null || groupId.isEmpty() || groupId.length() > 255) {
             throw new IllegalArgumentException("group id must have 1-255 characters, was "
@@ -185,26 +171,12 @@ public final class KafkaOffsetStore {
     }
 
     /** Settings of a {@link KafkaOffsetStore}; each setter validates its value. */
-    public static final class Builder {
-        private final DataSource dataSource;
-        private Dialect dialect;
-        private String tableName = DEFAULT_TABLE;
+    public static final class Builder extends JdbcComponentBuilder<Builder> {
         private SqlStatements.Source sqlSource = SqlStatements.Source.of(KafkaOffsetStore.class);
 
+        /** The table defaults to {@code idem_kafka_offset}. */
         private Builder(DataSource dataSource) {
-            this.dataSource = Objects.requireNonNull(dataSource, "dataSource is null");
-        }
-
-        /** Default: detected from the database's product name at {@link #build()}. */
-        public Builder dialect(Dialect dialect) {
-            this.dialect = Objects.requireNonNull(dialect, "dialect is null");
-            return this;
-        }
-
-        /** Default {@code idem_kafka_offset}. A lower-case SQL identifier of at most 48 characters. */
-        public Builder tableName(String tableName) {
-            this.tableName = Tables.checkName(tableName);
-            return this;
+            super(dataSource, null, DEFAULT_TABLE);
         }
 
         /** Test seam: where the SQL is read from, e.g. the dialect's files with a statement left out. */
@@ -218,14 +190,11 @@ public final class KafkaOffsetStore {
          * @throws IllegalStateException if the dialect's SQL lacks a statement the store runs
          */
         public KafkaOffsetStore build() {
-            if (dialect != null) {
-                return new KafkaOffsetStore(dataSource, dialect, tableName, sqlSource);
+            if (configuredDialect() != null) {
+                return new KafkaOffsetStore(dataSource(), configuredDialect(), tableName(), sqlSource);
             }
-            try (Connection c = dataSource.getConnection()) {
-                return new KafkaOffsetStore(dataSource, Dialect.detect(c), tableName, sqlSource);
-            } catch (SQLException e) {
-                throw StoreException.failed("Kafka offset store", "connect", null, Jdbc.redacted(e));
-            }
+            return new KafkaOffsetStore(dataSource(), StoreCalls.atBuild(dataSource(), "Kafka offset store", Dialect::detect), tableName(),
+                    sqlSource);
         }
     }
 }

@@ -4,10 +4,9 @@ import dev.idem.inbox.consumer.BrokerAdapter;
 import dev.idem.inbox.consumer.ConsumerBuilder;
 import dev.idem.inbox.consumer.ConsumerListener;
 import dev.idem.inbox.consumer.ConsumerLoop;
-import dev.idem.inbox.consumer.MessageHandler;
+import dev.idem.inbox.consumer.InboxConsumer;
 import dev.idem.inbox.Inbox;
 import dev.idem.inbox.InboxMessage;
-import dev.idem.inbox.InboxOutcome;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
@@ -69,20 +68,17 @@ import java.util.concurrent.atomic.AtomicLong;
  * stops; its unacknowledged messages are redelivered after {@code AckWait} to whoever pulls from the
  * durable next.
  */
-public final class NatsInboxConsumer implements AutoCloseable {
+public final class NatsInboxConsumer extends InboxConsumer<Message, NatsInboxConsumer> {
     private static final System.Logger LOG = System.getLogger("dev.idem.nats");
-    private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(30);
     /** Header names under which a quarantined message's subject and origin are kept, for replay. */
     static final String SUBJECT = "nats.subject";
     static final String STREAM = "nats.stream";
     static final String STREAM_SEQUENCE = "nats.stream-sequence";
 
-    private final Inbox inbox;
     private final Connection connection;
     private final String stream;
     private final String durable;
     private final String filterSubject;
-    private final String consumerName;
     private final int batchSize;
     private final Duration fetchWait;
     private final Duration ackWait;
@@ -91,21 +87,17 @@ public final class NatsInboxConsumer implements AutoCloseable {
     private final Duration nakDelay;
     private final Duration ackTimeout;
     private final AckHook beforeAck;
-    private final ConsumerLoop<Message> loop;
 
-    private final AtomicLong acknowledged = new AtomicLong();
     private final AtomicLong naks = new AtomicLong();
     private final AtomicLong terminated = new AtomicLong();
-    private volatile boolean started;
     private JetStreamSubscription subscription;
 
     private NatsInboxConsumer(Builder b) {
-        this.inbox = b.inbox();
+        super(b, "stream '" + b.stream + "'");
         this.connection = b.connection;
         this.stream = b.stream;
         this.durable = b.durable;
         this.filterSubject = b.filterSubject;
-        this.consumerName = b.consumerName();
         this.batchSize = b.batchSize;
         this.fetchWait = b.fetchWait;
         this.ackWait = b.ackWait;
@@ -114,7 +106,6 @@ public final class NatsInboxConsumer implements AutoCloseable {
         this.nakDelay = b.nakDelay;
         this.ackTimeout = b.ackTimeout;
         this.beforeAck = b.beforeAck;
-        this.loop = b.loop(new JetStreamAdapter(), "stream '" + stream + "'");
     }
 
     public static Builder builder(Inbox inbox) {
@@ -123,16 +114,14 @@ public final class NatsInboxConsumer implements AutoCloseable {
 
     /**
      * Creates (or updates) the durable pull consumer with explicit acks, {@code AckWait},
-     * {@code MaxDeliver} and {@code MaxAckPending}, binds to it and starts the consumer's loop.
+     * {@code MaxDeliver} and {@code MaxAckPending}, and binds to it. On {@link #close()} the durable
+     * consumer stays on the server (delete it with {@code JetStreamManagement} if it is no longer
+     * wanted); the connection stays open.
      *
-     * @throws IOException           if JetStream refused (no such stream, settings it will not change, no JetStream)
-     * @throws IllegalStateException if already started
+     * @throws IOException if JetStream refused (no such stream, settings it will not change, no JetStream)
      */
-    public synchronized NatsInboxConsumer start() throws IOException {
-        if (started) {
-            throw new IllegalStateException("consumer " + consumerName + " on stream '" + stream + "' was already started");
-        }
-        started = true;
+    @Override
+    protected void subscribe() throws IOException {
         try {
             JetStreamManagement jsm = connection.jetStreamManagement();
             ConsumerConfiguration.Builder config = ConsumerConfiguration.builder()
@@ -147,37 +136,19 @@ public final class NatsInboxConsumer implements AutoCloseable {
             jsm.addOrUpdateConsumer(stream, config.build());
             subscription = connection.jetStream().subscribe(filterSubject, PullSubscribeOptions.bind(stream, durable));
         } catch (IOException | JetStreamApiException | RuntimeException e) {
-            throw new IOException("consumer " + consumerName + " could not bind durable '" + durable + "' on stream '" + stream + "': "
+            throw new IOException("consumer " + consumerName() + " could not bind durable '" + durable + "' on stream '" + stream + "': "
                     + e.getMessage(), e);
         }
-        loop.start("idem-nats-" + consumerName + "-" + stream);
-        return this;
     }
 
-    /**
-     * Stops fetching, lets the batch in progress finish (and be acknowledged), and unsubscribes. The
-     * durable consumer stays on the server (delete it with {@code JetStreamManagement} if it is no
-     * longer wanted); the connection stays open.
-     */
     @Override
-    public void close() {
-        loop.close(CLOSE_TIMEOUT);
+    protected String threadName() {
+        return "idem-nats-" + consumerName() + "-" + stream;
     }
 
-    public boolean isRunning() {
-        return loop.isRunning();
-    }
-
-    /**
-     * Replays a quarantined message after a fix ({@link Inbox#replay}): the handler gets a plain
-     * (not JetStream) message rebuilt from the quarantined subject, headers and data; acking it is
-     * neither needed nor possible, as the original was terminated when it was quarantined.
-     *
-     * @return {@code PROCESSED}, {@code QUARANTINED} (the handler threw again) or {@code DUPLICATE} (not in the quarantine)
-     */
-    public InboxOutcome replay(String messageId, MessageHandler<Message> fixedHandler) {
-        Objects.requireNonNull(fixedHandler, "handler is null");
-        return inbox.replay(consumerName, messageId, (c, m) -> fixedHandler.handle(c, rebuild(m)));
+    @Override
+    protected BrokerAdapter<Message> adapter() {
+        return new JetStreamAdapter();
     }
 
     public String stream() {
@@ -186,16 +157,6 @@ public final class NatsInboxConsumer implements AutoCloseable {
 
     public String durable() {
         return durable;
-    }
-
-    /** The inbox consumer name that scopes this consumer's message ids. */
-    public String consumerName() {
-        return consumerName;
-    }
-
-    /** Messages acknowledged with a confirmed {@code AckSync} so far. */
-    public long acknowledged() {
-        return acknowledged.get();
     }
 
     /** Messages nak'ed (for redelivery) so far. */
@@ -208,14 +169,9 @@ public final class NatsInboxConsumer implements AutoCloseable {
         return terminated.get();
     }
 
-    /** Messages refused for want of a usable message id so far. */
-    public long refused() {
-        return loop.refused();
-    }
-
     @Override
     public String toString() {
-        return "NatsInboxConsumer[stream=" + stream + ", durable=" + durable + ", consumer=" + consumerName + ", batchSize=" + batchSize
+        return "NatsInboxConsumer[stream=" + stream + ", durable=" + durable + ", consumer=" + consumerName() + ", batchSize=" + batchSize
                 + ", running=" + isRunning() + "]";
     }
 
@@ -270,10 +226,10 @@ public final class NatsInboxConsumer implements AutoCloseable {
         public void ack(Message m) throws InterruptedException {
             try {
                 m.ackSync(ackTimeout);
-                acknowledged.incrementAndGet();
+                countAcknowledged(1);
             } catch (TimeoutException e) {
                 // JetStream redelivers it after AckWait; the inbox will answer DUPLICATE.
-                loop.ackFailed(m, e);
+                loop().ackFailed(m, e);
             }
         }
 
@@ -301,7 +257,7 @@ public final class NatsInboxConsumer implements AutoCloseable {
                 try {
                     sub.unsubscribe();
                 } catch (RuntimeException e) {
-                    LOG.log(System.Logger.Level.DEBUG, "unsubscribing consumer " + consumerName + " failed", e);
+                    LOG.log(System.Logger.Level.DEBUG, "unsubscribing consumer " + consumerName() + " failed", e);
                 }
             }
         }
@@ -329,7 +285,12 @@ public final class NatsInboxConsumer implements AutoCloseable {
         return out;
     }
 
-    private Message rebuild(InboxMessage m) {
+    /**
+     * A plain (not JetStream) message rebuilt from the quarantined subject, headers and data; acking it
+     * is neither needed nor possible, as the original was terminated when it was quarantined.
+     */
+    @Override
+    protected Message rebuild(InboxMessage m) {
         Headers headers = new Headers();
         m.headers().forEach((name, value) -> {
             if (!name.startsWith("nats.")) {

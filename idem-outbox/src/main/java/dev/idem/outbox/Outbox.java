@@ -2,12 +2,13 @@ package dev.idem.outbox;
 
 import dev.idem.StoreException;
 import dev.idem.jdbc.Dialect;
+import dev.idem.jdbc.JdbcComponentBuilder;
 import dev.idem.jdbc.JdbcIdempotencyStore;
-import dev.idem.jdbc.internal.Dialects;
 import dev.idem.jdbc.internal.Jdbc;
 import dev.idem.jdbc.internal.MessageHeaders;
 import dev.idem.jdbc.internal.Migrator;
 import dev.idem.jdbc.internal.SqlStatements;
+import dev.idem.jdbc.internal.StoreCalls;
 import dev.idem.jdbc.internal.Tables;
 import dev.idem.jdbc.internal.Transactions.SqlWork;
 import dev.idem.jdbc.internal.Transactions;
@@ -58,20 +59,19 @@ import javax.sql.DataSource;
  * one small row per aggregate). With {@code tableName("x")} they are {@code x} and {@code x_sequence}.
  */
 public final class Outbox implements Purgeable {
-    private final Transactions transactions;
+    /** Each unit of work on a connection, a driver failure as a redacted StoreException naming the outbox. */
+    private final StoreCalls calls;
     private final Dialect dialect;
     private final Map<String, String> tableNames;
     private final SqlStatements sql;
     private final Duration retention;
-    private final String name;
 
     private Outbox(Builder b, Dialect dialect) {
-        this.transactions = new Transactions(b.dataSource);
+        this.calls = new StoreCalls(new Transactions(b.dataSource()), dialect.displayName() + " outbox");
         this.dialect = dialect;
-        this.tableNames = Map.of(Tables.DEFAULT_OUTBOX_TABLE, b.tableName);
+        this.tableNames = Map.of(Tables.DEFAULT_OUTBOX_TABLE, b.tableName());
         this.sql = SqlStatements.load(dialect, b.sqlSource, "outbox.sql", tableNames, requiredStatements(dialect));
         this.retention = b.retention;
-        this.name = dialect.displayName() + " outbox";
     }
 
     /** Every statement the outbox and its relay run on {@code dialect}; checked when the outbox is built. */
@@ -95,10 +95,7 @@ public final class Outbox implements Purgeable {
 
     /** Creates or upgrades the outbox tables (the dialect's outbox migrations), under a lock; safe to run concurrently. */
     public void migrate() {
-        inConnection("migrate", c -> {
-            new Migrator(dialect, sql, Outbox.class, Tables.DEFAULT_OUTBOX_TABLE, tableNames).migrate(c);
-            return null;
-        });
+        calls.migrate(new Migrator(dialect, sql, Outbox.class, Tables.DEFAULT_OUTBOX_TABLE, tableNames));
     }
 
     /** {@link #append(Connection, String, String, String, byte[], Map)} without headers. */
@@ -374,15 +371,7 @@ public final class Outbox implements Purgeable {
      * release, mark or purge finds the rows as the first left them).
      */
     private <T> T inConnection(String operation, SqlWork<T> work) {
-        try {
-            return transactions.onConnection(work);
-        } catch (SQLException e) {
-            throw failure(operation, e);
-        }
-    }
-
-    private StoreException failure(String operation, SQLException e) {
-        return StoreException.failed(name, operation, null, Jdbc.redacted(e));
+        return calls.onConnection(operation, work);
     }
 
     private static void checkText(String what, String value) {
@@ -398,28 +387,13 @@ public final class Outbox implements Purgeable {
     }
 
     /** Settings of an {@link Outbox}. */
-    public static final class Builder {
-        private final DataSource dataSource;
-        private Dialect dialect;
-        private String tableName = Tables.DEFAULT_OUTBOX_TABLE;
+    public static final class Builder extends JdbcComponentBuilder<Builder> {
         private Duration retention = Duration.ofDays(1);
         private SqlStatements.Source sqlSource = SqlStatements.Source.of(Outbox.class);
 
+        /** The table defaults to {@code idem_outbox}; the sequence table is its name plus {@code _sequence}. */
         private Builder(DataSource dataSource, Dialect dialect) {
-            this.dataSource = Objects.requireNonNull(dataSource, "dataSource is null");
-            this.dialect = dialect;
-        }
-
-        /** Default: detected from the database's product name at {@link #build()}. */
-        public Builder dialect(Dialect dialect) {
-            this.dialect = Objects.requireNonNull(dialect, "dialect is null");
-            return this;
-        }
-
-        /** Default {@code idem_outbox}; the sequence table is this name plus {@code _sequence}. At most 48 characters. */
-        public Builder tableName(String tableName) {
-            this.tableName = Tables.checkName(tableName);
-            return this;
+            super(dataSource, dialect, Tables.DEFAULT_OUTBOX_TABLE);
         }
 
         /** How long a sent event is kept before it may be purged; default 1 day. */
@@ -443,12 +417,7 @@ public final class Outbox implements Purgeable {
          * @throws IllegalStateException if SQLite lacks WAL, synchronous=FULL or a busy timeout
          */
         public Outbox build() {
-            try (Connection c = dataSource.getConnection()) {
-                Dialect chosen = Dialects.resolve(c, dialect);
-                return new Outbox(this, chosen);
-            } catch (SQLException e) {
-                throw StoreException.failed("JDBC outbox", "connect", null, Jdbc.redacted(e));
-            }
+            return new Outbox(this, resolveDialect("JDBC outbox"));
         }
     }
 }

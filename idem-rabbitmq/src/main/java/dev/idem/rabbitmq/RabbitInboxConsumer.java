@@ -13,13 +13,11 @@ import dev.idem.inbox.consumer.BrokerAdapter;
 import dev.idem.inbox.consumer.ConsumerBuilder;
 import dev.idem.inbox.consumer.ConsumerListener;
 import dev.idem.inbox.consumer.ConsumerLoop;
-import dev.idem.inbox.consumer.MessageHandler;
+import dev.idem.inbox.consumer.InboxConsumer;
 import dev.idem.inbox.Inbox;
 import dev.idem.inbox.InboxMessage;
-import dev.idem.inbox.InboxOutcome;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -84,9 +82,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * unacknowledged deliveries return to the queue; with automatic recovery the channel and the
  * subscription are recovered and deliveries from before the recovery are simply redelivered.
  */
-public final class RabbitInboxConsumer implements AutoCloseable {
+public final class RabbitInboxConsumer extends InboxConsumer<Delivery, RabbitInboxConsumer> {
     private static final System.Logger LOG = System.getLogger("dev.idem.rabbitmq");
-    private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(30);
     /** Header names under which AMQP properties of a quarantined delivery are kept, for replay. */
     static final String TYPE = "amqp.type";
     static final String CONTENT_TYPE = "amqp.content-type";
@@ -94,33 +91,26 @@ public final class RabbitInboxConsumer implements AutoCloseable {
     static final String ROUTING_KEY = "amqp.routing-key";
     static final String EXCHANGE = "amqp.exchange";
 
-    private final Inbox inbox;
     private final Connection givenConnection;
     private final ConnectionFactory connectionFactory;
     private final String queue;
     private final int prefetch;
-    private final String consumerName;
     private final AckHook beforeAck;
-    private final ConsumerLoop<Delivery> loop;
 
     private final BlockingQueue<Delivery> arrived = new LinkedBlockingQueue<>();
-    private final AtomicLong acknowledged = new AtomicLong();
     private final AtomicLong requeued = new AtomicLong();
-    private volatile boolean started;
     private volatile RuntimeException gone;
     private Connection ownedConnection;
     private Channel channel;
     private String consumerTag;
 
     private RabbitInboxConsumer(Builder b) {
-        this.inbox = b.inbox();
+        super(b, "queue '" + b.queue + "'");
         this.givenConnection = b.connection;
         this.connectionFactory = b.connectionFactory;
         this.queue = b.queue;
         this.prefetch = b.prefetch;
-        this.consumerName = b.consumerName();
         this.beforeAck = b.beforeAck;
-        this.loop = b.loop(new ChannelAdapter(), "queue '" + queue + "'");
     }
 
     public static Builder builder(Inbox inbox) {
@@ -152,21 +142,18 @@ public final class RabbitInboxConsumer implements AutoCloseable {
     }
 
     /**
-     * Opens the channel, sets the prefetch, subscribes with manual acknowledgements and starts the
-     * consumer's loop on a thread of its own.
+     * Opens the channel, sets the prefetch and subscribes with manual acknowledgements. On
+     * {@link #close()} the channel is closed after the batch in progress, so deliveries not yet
+     * processed go back to the queue, and so is the connection if the consumer opened it.
      *
-     * @throws IOException           if the broker refused (e.g. the queue does not exist); nothing is left open
-     * @throws IllegalStateException if already started
+     * @throws IOException if the broker refused (e.g. the queue does not exist); nothing is left open
      */
-    public synchronized RabbitInboxConsumer start() throws IOException {
-        if (started) {
-            throw new IllegalStateException("consumer " + consumerName + " on queue '" + queue + "' was already started");
-        }
-        started = true;
+    @Override
+    protected synchronized void subscribe() throws IOException {
         try {
             Connection connection = givenConnection;
             if (connection == null) {
-                ownedConnection = connectionFactory.newConnection("idem-" + consumerName);
+                ownedConnection = connectionFactory.newConnection("idem-" + consumerName());
                 connection = ownedConnection;
             }
             channel = connection.createChannel();
@@ -178,61 +165,31 @@ public final class RabbitInboxConsumer implements AutoCloseable {
         } catch (IOException | TimeoutException | RuntimeException e) {
             closeQuietly();
             if (e instanceof IOException) {
-                throw new IOException("consumer " + consumerName + " could not subscribe to queue '" + queue + "'", e);
+                throw new IOException("consumer " + consumerName() + " could not subscribe to queue '" + queue + "'", e);
             }
             if (e instanceof TimeoutException) {
-                throw new IOException("consumer " + consumerName + " timed out connecting for queue '" + queue + "'", e);
+                throw new IOException("consumer " + consumerName() + " timed out connecting for queue '" + queue + "'", e);
             }
             throw (RuntimeException) e;
         }
-        loop.start("idem-rabbitmq-" + consumerName + "-" + queue);
-        return this;
     }
 
-    /**
-     * Cancels the subscription, lets the batch in progress finish (and be acknowledged), then closes
-     * the channel: deliveries not yet processed go back to the queue. Also closes the connection if
-     * the consumer opened it.
-     */
     @Override
-    public void close() {
-        loop.close(CLOSE_TIMEOUT);
+    protected String threadName() {
+        return "idem-rabbitmq-" + consumerName() + "-" + queue;
     }
 
-    /** Whether the consumer is subscribed and its loop runs. */
-    public boolean isRunning() {
-        return loop.isRunning();
-    }
-
-    /**
-     * Replays a quarantined message after a fix ({@link Inbox#replay}): the handler gets a delivery
-     * rebuilt from the quarantined body, headers and main properties (message id, type, content type,
-     * correlation id); its envelope has delivery tag 0 and is marked redelivered. The broker is not
-     * involved: the message was acknowledged when it was quarantined.
-     *
-     * @return {@code PROCESSED}, {@code QUARANTINED} (the handler threw again) or {@code DUPLICATE} (not in the quarantine)
-     */
-    public InboxOutcome replay(String messageId, MessageHandler<Delivery> fixedHandler) {
-        Objects.requireNonNull(fixedHandler, "handler is null");
-        return inbox.replay(consumerName, messageId, (c, m) -> fixedHandler.handle(c, rebuild(m)));
+    @Override
+    protected BrokerAdapter<Delivery> adapter() {
+        return new ChannelAdapter();
     }
 
     public String queue() {
         return queue;
     }
 
-    /** The inbox consumer name that scopes this consumer's message ids. */
-    public String consumerName() {
-        return consumerName;
-    }
-
     public int prefetch() {
         return prefetch;
-    }
-
-    /** Deliveries this consumer acknowledged (sent to the broker) so far. */
-    public long acknowledged() {
-        return acknowledged.get();
     }
 
     /** Deliveries this consumer returned to the queue (nack with requeue) so far. */
@@ -240,14 +197,9 @@ public final class RabbitInboxConsumer implements AutoCloseable {
         return requeued.get();
     }
 
-    /** Deliveries this consumer refused for want of a message id so far. */
-    public long refused() {
-        return loop.refused();
-    }
-
     @Override
     public String toString() {
-        return "RabbitInboxConsumer[queue=" + queue + ", consumer=" + consumerName + ", prefetch=" + prefetch
+        return "RabbitInboxConsumer[queue=" + queue + ", consumer=" + consumerName() + ", prefetch=" + prefetch
                 + ", running=" + isRunning() + "]";
     }
 
@@ -339,7 +291,7 @@ public final class RabbitInboxConsumer implements AutoCloseable {
                 // Every delivery up to lastAck that is still unacknowledged on this channel belongs to this
                 // batch and is settled: the refused and failed ones were answered above, earlier batches before.
                 channel.basicAck(lastAck, true);
-                acknowledged.addAndGet(acks);
+                countAcknowledged(acks);
                 acks = 0;
             }
         }
@@ -352,7 +304,7 @@ public final class RabbitInboxConsumer implements AutoCloseable {
                     ch.basicCancel(consumerTag);
                 }
             } catch (IOException | RuntimeException e) {
-                LOG.log(System.Logger.Level.DEBUG, "cancelling consumer " + consumerName + " failed", e);
+                LOG.log(System.Logger.Level.DEBUG, "cancelling consumer " + consumerName() + " failed", e);
             }
         }
 
@@ -413,7 +365,7 @@ public final class RabbitInboxConsumer implements AutoCloseable {
         @Override
         public void handleCancel(String tag) {
             // The broker cancelled the subscription (queue deleted, node lost): nothing more will arrive.
-            LOG.log(System.Logger.Level.WARNING, "the broker cancelled consumer " + consumerName + " on queue '" + queue + "'");
+            LOG.log(System.Logger.Level.WARNING, "the broker cancelled consumer " + consumerName() + " on queue '" + queue + "'");
             gone = new IllegalStateException("the broker cancelled the subscription to queue '" + queue + "'");
         }
 
@@ -459,7 +411,13 @@ public final class RabbitInboxConsumer implements AutoCloseable {
         }
     }
 
-    private Delivery rebuild(InboxMessage m) {
+    /**
+     * A delivery rebuilt from the quarantined body, headers and main properties (message id, type,
+     * content type, correlation id); its envelope has delivery tag 0 and is marked redelivered. The
+     * message was acknowledged when it was quarantined.
+     */
+    @Override
+    protected Delivery rebuild(InboxMessage m) {
         Map<String, Object> headers = new LinkedHashMap<>();
         m.headers().forEach((name, value) -> {
             if (!name.startsWith("amqp.")) {

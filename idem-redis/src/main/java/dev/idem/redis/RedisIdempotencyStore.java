@@ -1,6 +1,12 @@
 package dev.idem.redis;
 
-import dev.idem.Fingerprint;
+import static dev.idem.redis.internal.ScriptValues.ascii;
+import static dev.idem.redis.internal.ScriptValues.integer;
+import static dev.idem.redis.internal.ScriptValues.number;
+import static dev.idem.redis.internal.ScriptValues.record;
+import static dev.idem.redis.internal.ScriptValues.recoveryPoint;
+import static dev.idem.redis.internal.ScriptValues.response;
+
 import dev.idem.LeaseLostException;
 import dev.idem.Scope;
 import dev.idem.StoreException;
@@ -10,41 +16,33 @@ import dev.idem.redis.internal.Durability;
 import dev.idem.redis.internal.HeaderCodec;
 import dev.idem.redis.internal.KeyLayout;
 import dev.idem.redis.internal.LuaScript;
+import dev.idem.redis.internal.NodeChecks;
 import dev.idem.redis.internal.Nodes;
+import dev.idem.redis.internal.ScriptRunner;
+import dev.idem.redis.internal.ScriptRunner.Acknowledgement;
+import dev.idem.redis.internal.ScriptRunner.Reply;
 import dev.idem.redis.internal.SingleNode;
 import dev.idem.spi.ClaimOutcome;
 import dev.idem.spi.ClaimRequest;
 import dev.idem.spi.IdempotencyRecord;
 import dev.idem.spi.IdempotencyStore;
 import dev.idem.spi.RecordKey;
-import dev.idem.spi.RecordState;
 import dev.idem.spi.RecoveryPoint;
-import io.lettuce.core.LettuceFutures;
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisException;
-import io.lettuce.core.RedisFuture;
-import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.async.RedisAsyncCommands;
-import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * An {@link IdempotencyStore} in Redis (5.0 or later; tested on 7.0).
@@ -136,8 +134,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
     private final Nodes nodes;
     private final String keyPrefix;
     private final KeyLayout keys;
-    /** Replicas that must have each claim, checkpoint, completion and renewal; null if none. */
-    private final Acknowledgement ack;
+    /** Runs the scripts; replicas that must have each claim, checkpoint, completion and renewal are its to wait for. */
+    private final ScriptRunner scripts;
     private final byte[] grace = number(EXPIRY_GRACE.toMillis());
     /** The shard the next purge starts at, so successive purges share the work round the shards. */
     private final AtomicInteger purgeCursor = new AtomicInteger();
@@ -146,7 +144,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
         this.nodes = nodes;
         this.keyPrefix = keyPrefix;
         this.keys = new KeyLayout(keyPrefix);
-        this.ack = ack;
+        this.scripts = new ScriptRunner(nodes, NAME, ack);
     }
 
     /**
@@ -243,7 +241,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
     public ClaimOutcome claim(ClaimRequest request) {
         RecordKey id = request.id();
         KeyLayout.Keys where = keys.of(id);
-        Reply<List<Object>> answer = run(CLAIM, ScriptOutputType.MULTI, id.scope(), true, where.both(),
+        Reply<List<Object>> answer = scripts.run(CLAIM, ScriptOutputType.MULTI, id.scope(), true, where.both(),
                 ascii(request.fingerprint().value()), number(request.lease().toMillis()),
                 number(request.retention().toMillis()), grace);
         ClaimOutcome outcome;
@@ -258,14 +256,14 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
             String done = "nothing ran; retry with the same key";
             if (outcome instanceof ClaimOutcome.Acquired acquired) {
                 try {
-                    run(RELEASE, ScriptOutputType.INTEGER, id.scope(), false, where.both(), number(acquired.token()), grace);
+                    scripts.run(RELEASE, ScriptOutputType.INTEGER, id.scope(), false, where.both(), number(acquired.token()), grace);
                     done = "the claim was released and nothing ran; retry with the same key";
                 } catch (RuntimeException e) {
                     done = "releasing the claim failed too, so the key is held until the lease ends (" + request.lease()
                             + "); nothing ran; retry with the same key";
                 }
             }
-            throw notReplicated("claim", id.scope(), answer.replicas(), done);
+            throw scripts.notReplicated("claim", id.scope(), answer.replicas(), done);
         }
         return outcome;
     }
@@ -334,7 +332,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
         int deleted = 0;
         for (int i = 0; i < KeyLayout.SHARDS && deleted < limit; i++) {
             byte[][] index = {keys.index((start + i) % KeyLayout.SHARDS)};
-            Long n = this.<Long>run(PURGE, ScriptOutputType.INTEGER, null, false, index, number(limit - deleted)).value();
+            Long n = scripts.<Long>run(PURGE, ScriptOutputType.INTEGER, null, false, index, number(limit - deleted)).value();
             deleted += n.intValue();
         }
         return deleted;
@@ -342,7 +340,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
 
     @Override
     public Optional<IdempotencyRecord> find(RecordKey id) {
-        List<Object> f = this.<List<Object>>run(FIND, ScriptOutputType.MULTI, id.scope(), false, keys.of(id).recordOnly()).value();
+        List<Object> f = scripts.<List<Object>>run(FIND, ScriptOutputType.MULTI, id.scope(), false, keys.of(id).recordOnly()).value();
         if (f.isEmpty()) {
             return Optional.empty();
         }
@@ -351,17 +349,6 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
         } catch (RuntimeException e) {
             throw unreadable("find", id.scope(), e);
         }
-    }
-
-    private static IdempotencyRecord record(RecordKey id, List<Object> f) {
-        RecordState state = "1".equals(text(f.get(0))) ? RecordState.COMPLETED : RecordState.IN_PROGRESS;
-        Optional<StoredResponse> response = state == RecordState.COMPLETED
-                ? Optional.of(response(f.get(8), f.get(9), f.get(10)))
-                : Optional.empty();
-        return new IdempotencyRecord(id, Fingerprint.parse(text(f.get(3))), state,
-                Long.parseLong(text(f.get(1))), Integer.parseInt(text(f.get(2))),
-                Instant.ofEpochMilli(Long.parseLong(text(f.get(4)))), Instant.ofEpochMilli(Long.parseLong(text(f.get(5)))),
-                recoveryPoint(f.get(6), f.get(7)), response);
     }
 
     /** A record this store did not write (another program under the same prefix, a damaged value). */
@@ -387,11 +374,13 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
 
     /** How many replicas must have each claim, checkpoint, completion and renewal; 0 if replica acknowledgement is off. */
     public int acknowledgingReplicas() {
+        Acknowledgement ack = scripts.acknowledgement();
         return ack == null ? 0 : ack.replicas();
     }
 
     @Override
     public String toString() {
+        Acknowledgement ack = scripts.acknowledgement();
         return "RedisIdempotencyStore[keyPrefix=" + keyPrefix + (nodes.cluster() ? ", cluster" : "")
                 + (ack == null ? "" : ", replicas=" + ack.replicas() + " within " + ack.timeout().toMillis() + " ms") + "]";
     }
@@ -404,12 +393,12 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
      * {@link StoreException}: it is on the master, but a failover now could lose it.
      */
     private void write(LuaScript script, String operation, RecordKey id, long token, boolean acknowledge, byte[][] keys, byte[]... args) {
-        Reply<Long> done = run(script, ScriptOutputType.INTEGER, id.scope(), acknowledge, keys, args);
+        Reply<Long> done = scripts.run(script, ScriptOutputType.INTEGER, id.scope(), acknowledge, keys, args);
         if (done.value() == 0) {
             throw LeaseLostException.staleToken(id.scope(), token, operation);
         }
         if (!done.acknowledged()) {
-            throw notReplicated(operation, id.scope(), done.replicas(), switch (operation) {
+            throw scripts.notReplicated(operation, id.scope(), done.replicas(), switch (operation) {
                 case "complete" -> "the response is stored on the master but a failover could still lose it;"
                         + " the operation ran, so answer the caller with a retryable error: a retry replays the response,"
                         + " or, if a failover lost it, takes over once the lease ends";
@@ -417,121 +406,6 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
                 default -> "the lease is extended on the master but a failover could still lose that";
             });
         }
-    }
-
-    private StoreException notReplicated(String operation, Scope scope, long replicas, String consequence) {
-        return StoreException.failed(NAME, operation, scope, new RedisException("not replicated in time: only " + replicas + " of "
-                + ack.replicas() + " replica(s) acknowledged the write within " + ack.timeout().toMillis() + " ms (WAIT); " + consequence));
-    }
-
-    /**
-     * Runs a script on the master that serves its first key, by its SHA-1, and by its text if that
-     * node's script cache does not hold it (a restart, a {@code SCRIPT FLUSH}, a promoted replica):
-     * {@code EVAL} also caches it there. With {@code acknowledge} and replica acknowledgement on, a
-     * {@code WAIT} follows on the same connection without waiting for the script's answer (one round
-     * trip for both), so it counts the replicas that have this script's writes. A {@code MOVED}
-     * answer (the topology changed; the script did not run) is followed, up to twice.
-     */
-    private <T> Reply<T> run(LuaScript script, ScriptOutputType type, Scope scope, boolean acknowledge, byte[][] keys, byte[]... args) {
-        boolean waits = acknowledge && ack != null;
-        try {
-            Nodes.Target target = nodes.forKey(keys[0]);
-            for (int redirects = 0; ; redirects++) {
-                Nodes.Target used = target;
-                StatefulRedisConnection<byte[], byte[]> node = waits ? nodes.take(used) : nodes.shared(used);
-                boolean reusable = false;
-                try {
-                    Reply<T> reply = attempt(node, script, type, waits, keys, args);
-                    reusable = true;
-                    return reply;
-                } catch (RedisCommandExecutionException e) {
-                    reusable = true; // the server answered: the connection is in order
-                    Matcher moved = MOVED.matcher(String.valueOf(e.getMessage()));
-                    if (!moved.find() || redirects >= 2) {
-                        throw e;
-                    }
-                    nodes.topologyMayHaveChanged();
-                    target = new Nodes.Target(moved.group(1), Integer.parseInt(moved.group(2)));
-                } finally {
-                    if (waits) {
-                        nodes.giveBack(used, node, reusable);
-                    }
-                }
-            }
-        } catch (RedisCommandExecutionException e) {
-            String message = String.valueOf(e.getMessage()).toUpperCase(Locale.ROOT);
-            if (message.startsWith("ASK") || message.startsWith("TRYAGAIN") || message.startsWith("CLUSTERDOWN")) {
-                nodes.topologyMayHaveChanged();
-            }
-            throw StoreException.failed(NAME, script.name(), scope, e);
-        } catch (RedisException e) {
-            // A node that does not answer: on a cluster, perhaps a failed master whose replica takes over.
-            nodes.topologyMayHaveChanged();
-            throw StoreException.failed(NAME, script.name(), scope, e);
-        }
-    }
-
-    private <T> Reply<T> attempt(StatefulRedisConnection<byte[], byte[]> node, LuaScript script, ScriptOutputType type,
-            boolean waits, byte[][] keys, byte[]... args) {
-        RedisAsyncCommands<byte[], byte[]> redis = node.async();
-        long timeout = node.getTimeout().toMillis();
-        RedisFuture<T> result = redis.evalsha(script.sha1(), type, keys, args);
-        RedisFuture<Long> replicated = waits ? redis.waitForReplication(ack.replicas(), ack.timeout().toMillis()) : null;
-        T value;
-        try {
-            value = LettuceFutures.awaitOrCancel(result, timeout, TimeUnit.MILLISECONDS);
-        } catch (RedisNoScriptException e) {
-            // The WAIT already sent answers harmlessly and is ignored; another follows the EVAL.
-            RedisFuture<T> again = redis.eval(script.text(), type, keys, args);
-            replicated = waits ? redis.waitForReplication(ack.replicas(), ack.timeout().toMillis()) : null;
-            value = LettuceFutures.awaitOrCancel(again, timeout, TimeUnit.MILLISECONDS);
-        }
-        if (replicated == null) {
-            return new Reply<>(value, -1, true);
-        }
-        long replicas = LettuceFutures.awaitOrCancel(replicated, timeout + ack.timeout().toMillis(), TimeUnit.MILLISECONDS);
-        return new Reply<>(value, replicas, replicas >= ack.replicas());
-    }
-
-    private static final Pattern MOVED = Pattern.compile("^MOVED \\d+ (.+):(\\d+)");
-
-    /** A script's answer; {@code replicas} that acknowledged its writes, or -1 if not asked. */
-    private record Reply<T>(T value, long replicas, boolean acknowledged) {
-    }
-
-    /** How many replicas must have a write, and how long {@code WAIT} gives them. */
-    private record Acknowledgement(int replicas, Duration timeout) {
-    }
-
-    // ---- values --------------------------------------------------------------------------------
-
-    private static byte[] number(long n) {
-        return ascii(Long.toString(n));
-    }
-
-    private static byte[] ascii(String s) {
-        return s.getBytes(StandardCharsets.US_ASCII);
-    }
-
-    private static long integer(Object reply) {
-        return (Long) reply;
-    }
-
-    private static String text(Object reply) {
-        return new String((byte[]) reply, StandardCharsets.UTF_8);
-    }
-
-    private static byte[] bytes(Object reply) {
-        return reply == null ? new byte[0] : (byte[]) reply;
-    }
-
-    private static StoredResponse response(Object status, Object headers, Object body) {
-        int code = status instanceof Long l ? l.intValue() : Integer.parseInt(text(status));
-        return StoredResponse.of(code, HeaderCodec.decode(bytes(headers)), bytes(body));
-    }
-
-    private static Optional<RecoveryPoint> recoveryPoint(Object phase, Object state) {
-        return phase == null ? Optional.empty() : Optional.of(RecoveryPoint.of(text(phase), bytes(state)));
     }
 
     // ---- building ------------------------------------------------------------------------------
@@ -680,18 +554,18 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
                                 + " ms) must be shorter than the connection's command timeout (" + master.connection().getTimeout().toMillis() + " ms)");
                     }
                     if (persistenceCheck == PersistenceCheck.REQUIRE_AOF) {
-                        checkPersistence(master);
+                        NodeChecks.checkPersistence(master);
                     }
                     if (required > 0) {
-                        checkReplicas(master, required, nodes.cluster());
+                        NodeChecks.checkReplicas(master, required, nodes.cluster());
                     }
-                    loadScripts(master.connection());
+                    NodeChecks.loadScripts(master.connection(), SCRIPTS);
                 }
                 if (persistenceCheck == PersistenceCheck.REQUIRE_AOF) {
                     List<Nodes.Node> replicaNodes = nodes.openReplicas();
                     try {
                         for (Nodes.Node replica : replicaNodes) {
-                            checkPersistence(replica);
+                            NodeChecks.checkPersistence(replica);
                         }
                     } finally {
                         replicaNodes.forEach(r -> r.connection().close());
@@ -705,69 +579,6 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
                 }
                 throw e;
             }
-        }
-
-        /** Sends every script's SCRIPT LOAD at once and then checks the answers: one round trip, not seven. */
-        private static void loadScripts(StatefulRedisConnection<byte[], byte[]> connection) {
-            RedisAsyncCommands<byte[], byte[]> async = connection.async();
-            List<RedisFuture<String>> loads = new ArrayList<>();
-            for (LuaScript script : SCRIPTS) {
-                loads.add(async.scriptLoad(script.text()));
-            }
-            long timeout = connection.getTimeout().toMillis();
-            for (int i = 0; i < SCRIPTS.size(); i++) {
-                String sha = LettuceFutures.awaitOrCancel(loads.get(i), timeout, TimeUnit.MILLISECONDS);
-                LuaScript script = SCRIPTS.get(i);
-                if (!script.sha1().equals(sha)) {
-                    throw new IllegalStateException("Redis store: the server names script " + script.name()
-                            + " " + sha + ", not " + script.sha1());
-                }
-            }
-        }
-
-        private static void checkPersistence(Nodes.Node node) {
-            RedisCommands<byte[], byte[]> redis = node.connection().sync();
-            Map<String, String> config;
-            try {
-                config = redis.configGet(Durability.SETTINGS);
-            } catch (RedisCommandExecutionException e) {
-                // CONFIG renamed away or denied by an ACL: a managed server, most likely.
-                throw new IllegalStateException(Durability.unverifiable(e.getMessage()), e);
-            }
-            List<String> problems = Durability.problems(config);
-            if (!problems.isEmpty()) {
-                String refusal = Durability.refusal(problems);
-                throw new IllegalStateException(node.address().equals("the server") ? refusal
-                        : refusal.replace("the server does not", "node " + node.address() + " does not"));
-            }
-        }
-
-        /** The master must be a master and have at least {@code required} replicas connected now. */
-        private static void checkReplicas(Nodes.Node master, int required, boolean cluster) {
-            String info = master.connection().sync().info("replication");
-            String role = field(info, "role");
-            String connected = field(info, "connected_slaves");
-            String where = cluster ? "master " + master.address() : "the server";
-            if (!"master".equals(role)) {
-                throw new IllegalStateException("Redis store: " + where + " is a " + role + ", not a master; replica acknowledgement"
-                        + " needs the master (name the master, or a Sentinel URI that follows it)");
-            }
-            int count = connected == null ? 0 : Integer.parseInt(connected);
-            if (count < required) {
-                throw new IllegalStateException("Redis store: replica acknowledgement needs " + required + " replica(s) per master, but "
-                        + where + " has " + count + " connected (INFO replication: connected_slaves:" + count + "). Add replicas,"
-                        + " or ask for fewer with replicaAcknowledgement(n, timeout), or turn it off with noReplicaAcknowledgement()"
-                        + " (a failover may then forget acknowledged claims, and their retries run again).");
-            }
-        }
-
-        private static String field(String info, String name) {
-            for (String line : info.split("\r?\n")) {
-                if (line.startsWith(name + ":")) {
-                    return line.substring(name.length() + 1).trim();
-                }
-            }
-            return null;
         }
 
         private static void closeQuietly(Nodes nodes, RuntimeException failure) {

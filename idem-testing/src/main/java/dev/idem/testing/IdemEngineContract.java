@@ -36,8 +36,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -45,16 +43,11 @@ import org.junit.jupiter.api.Test;
  * The engine's guarantees on a real store: one execution among many concurrent calls, resumption
  * after a crash between phases, and fencing of a stale owner. A backend's test is a subclass.
  */
-public abstract class IdemEngineContract {
+public abstract class IdemEngineContract extends StoreFixture {
     private static final Duration SHORT_LEASE = Duration.ofMillis(400);
 
-    protected IdempotencyStore store;
     private final Scope scope = Scope.of("principal-" + UUID.randomUUID(), "POST /payments");
     private final Fingerprint fingerprint = Fingerprint.builder().part("body", "{\"amount\":100}").build();
-
-    protected abstract IdempotencyStore newStore();
-
-    protected abstract void closeStore();
 
     /**
      * Another store instance over the same data, as a restarted process would build. The default
@@ -62,16 +55,6 @@ public abstract class IdemEngineContract {
      */
     protected IdempotencyStore reopenStore() {
         return store;
-    }
-
-    @BeforeEach
-    void openStore() {
-        store = newStore();
-    }
-
-    @AfterEach
-    void dropStore() {
-        closeStore();
     }
 
     private static StoredResponse created(String body) {

@@ -29,8 +29,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -40,29 +38,12 @@ import org.junit.jupiter.api.Test;
  *
  * <p>Lease expiry is real time: leases of a few hundred milliseconds and sleeps a little longer.
  */
-public abstract class IdempotencyStoreContract {
+public abstract class IdempotencyStoreContract extends StoreFixture {
     protected static final Duration LONG = Duration.ofMinutes(10);
     protected static final Duration SHORT_LEASE = Duration.ofMillis(300);
     protected static final Duration PAST_SHORT_LEASE = Duration.ofMillis(450);
 
-    protected IdempotencyStore store;
     private final Scope scope = Scope.of("principal-" + UUID.randomUUID(), "POST /contract");
-
-    /** A new, empty store on a real server (tables created). */
-    protected abstract IdempotencyStore newStore();
-
-    /** Releases what {@link #newStore()} made. */
-    protected abstract void closeStore();
-
-    @BeforeEach
-    void openStore() {
-        store = newStore();
-    }
-
-    @AfterEach
-    void dropStore() {
-        closeStore();
-    }
 
     // ---- helpers ------------------------------------------------------------------------------
 

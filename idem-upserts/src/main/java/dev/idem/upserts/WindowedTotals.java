@@ -2,10 +2,10 @@ package dev.idem.upserts;
 
 import dev.idem.StoreException;
 import dev.idem.jdbc.Dialect;
-import dev.idem.jdbc.internal.Dialects;
-import dev.idem.jdbc.internal.Jdbc;
+import dev.idem.jdbc.JdbcComponentBuilder;
 import dev.idem.jdbc.internal.Migrator;
 import dev.idem.jdbc.internal.SqlStatements;
+import dev.idem.jdbc.internal.StoreCalls;
 import dev.idem.jdbc.internal.Tables;
 import dev.idem.jdbc.internal.Transactions;
 import dev.idem.upserts.WindowComputation.Cell;
@@ -84,24 +84,23 @@ public final class WindowedTotals {
     /** The longest window: fixed-length windows do not follow the calendar; build months and years from daily totals. */
     static final Duration MAX_WINDOW = Duration.ofDays(366);
 
-    private final Transactions transactions;
+    /** Each call's transaction, a driver failure as a redacted StoreException naming the aggregate. */
+    private final StoreCalls calls;
     private final Dialect dialect;
     private final String name;
     private final Duration window;
     private final long windowMs;
     private final Map<String, String> tableNames;
     private final SqlStatements sql;
-    private final String storeName;
 
     private WindowedTotals(Builder b, Dialect dialect) {
-        this.transactions = new Transactions(b.dataSource);
         this.dialect = dialect;
         this.name = b.name;
         this.window = b.window;
         this.windowMs = b.window.toMillis();
-        this.tableNames = Map.of(Tables.DEFAULT_WINDOW_TOTAL_TABLE, b.tableName);
+        this.tableNames = Map.of(Tables.DEFAULT_WINDOW_TOTAL_TABLE, b.tableName());
         this.sql = SqlStatements.load(dialect, b.sqlSource, "window_totals.sql", tableNames, requiredStatements(dialect));
-        this.storeName = dialect.displayName() + " windowed totals '" + name + "'";
+        this.calls = new StoreCalls(new Transactions(b.dataSource()), dialect.displayName() + " windowed totals '" + name + "'");
     }
 
     /** Every statement the totals run on {@code dialect}; checked when they are built. */
@@ -125,14 +124,7 @@ public final class WindowedTotals {
      * file instead.
      */
     public void migrate() {
-        try {
-            transactions.onConnection(c -> {
-                new Migrator(dialect, sql, WindowedTotals.class, Tables.DEFAULT_WINDOW_TOTAL_TABLE, tableNames).migrate(c);
-                return null;
-            });
-        } catch (SQLException e) {
-            throw failure("migrate", e);
-        }
+        calls.migrate(new Migrator(dialect, sql, WindowedTotals.class, Tables.DEFAULT_WINDOW_TOTAL_TABLE, tableNames));
     }
 
     // ---- recomputing ----------------------------------------------------------------------------
@@ -156,13 +148,9 @@ public final class WindowedTotals {
     public Recomputation recompute(Instant from, Instant to, Iterable<? extends Event> events) {
         Range range = range(from, to);
         WindowComputation.Result computed = WindowComputation.compute(name, from, to, windowMs, events);
-        try {
-            // One transaction; run again whole if the database picks it as a deadlock victim (the
-            // computed result is kept, and the write is a comparison with what it finds).
-            return transactions.inTransaction(c -> write(c, range, computed));
-        } catch (SQLException e) {
-            throw failure("recompute [" + from + ", " + to + ")", e);
-        }
+        // One transaction; run again whole if the database picks it as a deadlock victim (the
+        // computed result is kept, and the write is a comparison with what it finds).
+        return calls.inTransaction("recompute [" + from + ", " + to + ")", c -> write(c, range, computed));
     }
 
     /**
@@ -201,18 +189,14 @@ public final class WindowedTotals {
         }
         long fromMs = ceilMillis("from", from);
         long toMs = ceilMillis("to", to);
-        try {
-            return transactions.onConnection(c -> {
-                List<WindowTotal> out = new ArrayList<>();
-                for (Map.Entry<Cell, Totals> row : read(c, sql.get("window_range"), fromMs, toMs).entrySet()) {
-                    out.add(new WindowTotal(Instant.ofEpochMilli(row.getKey().windowStart()), row.getKey().group(),
-                            row.getValue().count(), row.getValue().sum()));
-                }
-                return List.copyOf(out);
-            });
-        } catch (SQLException e) {
-            throw failure("read totals", e);
-        }
+        return calls.onConnection("read totals", c -> {
+            List<WindowTotal> out = new ArrayList<>();
+            for (Map.Entry<Cell, Totals> row : read(c, sql.get("window_range"), fromMs, toMs).entrySet()) {
+                out.add(new WindowTotal(Instant.ofEpochMilli(row.getKey().windowStart()), row.getKey().group(),
+                        row.getValue().count(), row.getValue().sum()));
+            }
+            return List.copyOf(out);
+        });
     }
 
     // ---- settings -------------------------------------------------------------------------------
@@ -347,10 +331,6 @@ public final class WindowedTotals {
         }
     }
 
-    private StoreException failure(String operation, SQLException e) {
-        return StoreException.failed(storeName, operation, null, Jdbc.redacted(e));
-    }
-
     // ---- values -------------------------------------------------------------------------------------
 
     /**
@@ -411,16 +391,14 @@ public final class WindowedTotals {
     }
 
     /** Settings of {@link WindowedTotals}; each setter validates its value. */
-    public static final class Builder {
-        private final DataSource dataSource;
-        private Dialect dialect;
+    public static final class Builder extends JdbcComponentBuilder<Builder> {
         private String name;
         private Duration window;
-        private String tableName = Tables.DEFAULT_WINDOW_TOTAL_TABLE;
         private SqlStatements.Source sqlSource = SqlStatements.Source.of(WindowedTotals.class);
 
+        /** The table defaults to {@code idem_window_total}; its per-aggregate table adds {@code _aggregate}. */
         private Builder(DataSource dataSource) {
-            this.dataSource = Objects.requireNonNull(dataSource, "dataSource is null");
+            super(dataSource, null, Tables.DEFAULT_WINDOW_TOTAL_TABLE);
         }
 
         /**
@@ -459,21 +437,6 @@ public final class WindowedTotals {
             return this;
         }
 
-        /** Default: detected from the database's product name at {@link #build()}. */
-        public Builder dialect(Dialect dialect) {
-            this.dialect = Objects.requireNonNull(dialect, "dialect is null");
-            return this;
-        }
-
-        /**
-         * Default {@code idem_window_total}; its per-aggregate table adds {@code _aggregate}. A
-         * lower-case SQL identifier of at most 48 characters.
-         */
-        public Builder tableName(String tableName) {
-            this.tableName = Tables.checkName(tableName);
-            return this;
-        }
-
         /** Test seam: where the SQL is read from, e.g. the dialect's files with a statement left out. */
         Builder sqlSource(SqlStatements.Source sqlSource) {
             this.sqlSource = Objects.requireNonNull(sqlSource, "sqlSource is null");
@@ -494,12 +457,7 @@ public final class WindowedTotals {
             if (window == null) {
                 throw new IllegalStateException("window is required: the length of the tumbling windows, e.g. Duration.ofMinutes(1)");
             }
-            try (Connection c = dataSource.getConnection()) {
-                Dialect chosen = Dialects.resolve(c, dialect);
-                return new WindowedTotals(this, chosen);
-            } catch (SQLException e) {
-                throw StoreException.failed("JDBC windowed totals", "connect", null, Jdbc.redacted(e));
-            }
+            return new WindowedTotals(this, resolveDialect("JDBC windowed totals"));
         }
     }
 }

@@ -22,7 +22,9 @@ import java.util.Set;
  * component's anchor class (so each named module reads its own resources). Each statement starts at a
  * line {@code -- name: <name>} and runs to the next; other comment lines are dropped.
  *
- * <p>The placeholders {@code {now_ms}}, {@code {new_token}} and {@code {greatest}} are replaced by the
+ * <p>A placeholder naming another statement ({@code {claim_takeover}}, {@code {outbox_heads}}) is
+ * replaced by that statement's text, so a part dialects share is written once, in the common file.
+ * The placeholders {@code {now_ms}}, {@code {new_token}} and {@code {greatest}} are replaced by the
  * dialect's expressions of those names, and the default table names by the configured ones. Other
  * placeholders ({@code {rows}}, {@code {ids}}, {@code {track}}) are left for the caller to expand.
  *
@@ -32,6 +34,8 @@ import java.util.Set;
 public final class SqlStatements {
     private static final String NAME_MARK = "-- name:";
     private static final String BASE_FILE = "statements.sql";
+    /** The dialect's expressions, which statements use as placeholders rather than as fragments. */
+    private static final Set<String> EXPRESSIONS = Set.of("now_ms", "new_token", "greatest");
 
     private final Map<String, String> statements;
 
@@ -128,15 +132,28 @@ public final class SqlStatements {
         String nowMs = "(" + require(raw, "now_ms", dialect, baseFile) + ")";
         String newToken = "(" + require(raw, "new_token", dialect, baseFile) + ")";
         String greatest = require(raw, "greatest", dialect, baseFile);
-        // Shared fragments first: they contain the other placeholders.
-        String takeover = raw.getOrDefault("claim_takeover", "");
         Map<String, String> resolved = new HashMap<>();
-        raw.forEach((name, sql) -> resolved.put(name, Tables.rename(sql
-                .replace("{claim_takeover}", takeover)
+        // Fragments first: they contain the other placeholders.
+        raw.forEach((name, sql) -> resolved.put(name, Tables.rename(includeFragments(sql, raw)
                 .replace("{now_ms}", nowMs)
                 .replace("{new_token}", newToken)
                 .replace("{greatest}", greatest), tableNames)));
         return resolved;
+    }
+
+    /**
+     * {@code sql} with each {@code {name}} of another statement replaced by that statement's text: a
+     * part several statements (or dialects) share is written once, e.g. {@code claim_takeover}. One
+     * level deep; the dialect's expressions are placeholders of their own, replaced after this.
+     */
+    private static String includeFragments(String sql, Map<String, String> raw) {
+        String out = sql;
+        for (Map.Entry<String, String> fragment : raw.entrySet()) {
+            if (!EXPRESSIONS.contains(fragment.getKey())) {
+                out = out.replace("{" + fragment.getKey() + "}", fragment.getValue());
+            }
+        }
+        return out;
     }
 
     /** A statement the component declared when it was built; any other name is a programming error. */

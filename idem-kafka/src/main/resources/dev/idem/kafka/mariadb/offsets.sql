@@ -1,6 +1,5 @@
--- idem-kafka: the offset store's statements (MariaDB). Each starts at a "-- name:" line. The clock,
--- the history table and the migration lock are idem-jdbc's (dev/idem/jdbc/mariadb/statements.sql);
--- idem_kafka_offset is replaced by the configured table name.
+-- idem-kafka: the offset store's MariaDB statements; the shared ones are in ../common/offsets.sql.
+-- Parameters keep the shared statements' order.
 
 -- name: offset_write
 -- In the consumer's transaction, beside the inbox claims. Last write wins, as a Kafka commit does.
@@ -10,7 +9,3 @@ VALUES (?, ?, ?, ?, {now_ms})
 ON DUPLICATE KEY UPDATE
     next_offset = VALUES(next_offset),
     updated_at  = VALUES(updated_at)
-
--- name: offset_read
--- params: group_id, topic
-SELECT partition_id, next_offset FROM idem_kafka_offset WHERE group_id = ? AND topic = ?

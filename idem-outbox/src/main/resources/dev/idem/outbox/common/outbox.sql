@@ -46,3 +46,21 @@ WHERE lease_owner = ? AND state = 0
 
 -- name: outbox_pending
 SELECT count(*) FROM idem_outbox WHERE state = 0
+
+-- name: outbox_heads
+-- Not run alone: the part of each dialect's relay lease that finds the heads (lowest pending
+-- sequence) of up to max_aggregates aggregates whose head is neither leased nor backing off. An
+-- aggregate's later events are never heads while an earlier one is pending. Each dialect adds its
+-- own locking to it.
+-- params: max_aggregates
+SELECT o.aggregate_type, o.aggregate_id, o.sequence
+FROM idem_outbox o
+WHERE o.state = 0
+  AND o.lease_until <= {now_ms}
+  AND o.next_attempt_at <= {now_ms}
+  AND NOT EXISTS (
+      SELECT 1 FROM idem_outbox p
+      WHERE p.aggregate_type = o.aggregate_type AND p.aggregate_id = o.aggregate_id
+        AND p.state = 0 AND p.sequence < o.sequence)
+ORDER BY o.id
+LIMIT ?

@@ -19,17 +19,7 @@ RETURNING last_sequence
 -- another relay has locked still counts as pending: a later event is never taken for a head while
 -- an earlier one waits, and so no two relays ever hold events of one aggregate.
 -- params: max_aggregates
-SELECT o.aggregate_type, o.aggregate_id, o.sequence
-FROM idem_outbox o
-WHERE o.state = 0
-  AND o.lease_until <= {now_ms}
-  AND o.next_attempt_at <= {now_ms}
-  AND NOT EXISTS (
-      SELECT 1 FROM idem_outbox p
-      WHERE p.aggregate_type = o.aggregate_type AND p.aggregate_id = o.aggregate_id
-        AND p.state = 0 AND p.sequence < o.sequence)
-ORDER BY o.id
-LIMIT ?
+{outbox_heads}
 FOR UPDATE SKIP LOCKED
 
 -- name: outbox_lease_aggregate

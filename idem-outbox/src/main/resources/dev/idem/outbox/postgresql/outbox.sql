@@ -7,17 +7,7 @@
 -- are never heads while an earlier one is pending, so no other relay can take them either.
 -- params: max_aggregates, owner, lease_ms, per_aggregate
 WITH heads AS (
-    SELECT o.aggregate_type, o.aggregate_id, o.sequence
-    FROM idem_outbox o
-    WHERE o.state = 0
-      AND o.lease_until <= {now_ms}
-      AND o.next_attempt_at <= {now_ms}
-      AND NOT EXISTS (
-          SELECT 1 FROM idem_outbox p
-          WHERE p.aggregate_type = o.aggregate_type AND p.aggregate_id = o.aggregate_id
-            AND p.state = 0 AND p.sequence < o.sequence)
-    ORDER BY o.id
-    LIMIT ?
+    {outbox_heads}
     FOR UPDATE OF o SKIP LOCKED
 )
 UPDATE idem_outbox e

@@ -5,17 +5,7 @@
 -- conditional update no other relay can interleave with.
 -- params: max_aggregates, owner, lease_ms, per_aggregate
 WITH heads AS (
-    SELECT o.aggregate_type, o.aggregate_id, o.sequence
-    FROM idem_outbox o
-    WHERE o.state = 0
-      AND o.lease_until <= {now_ms}
-      AND o.next_attempt_at <= {now_ms}
-      AND NOT EXISTS (
-          SELECT 1 FROM idem_outbox p
-          WHERE p.aggregate_type = o.aggregate_type AND p.aggregate_id = o.aggregate_id
-            AND p.state = 0 AND p.sequence < o.sequence)
-    ORDER BY o.id
-    LIMIT ?
+    {outbox_heads}
 )
 UPDATE idem_outbox
 SET lease_owner = ?, lease_until = {now_ms} + ?

@@ -167,14 +167,14 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
     public void setCharacterEncoding(String charset) {
         if (writer == null) {
             setByHandler.add("Content-Type");
-            super.setCharacterEncoding(charset == null ? null : headerValue(charset));
+            super.setCharacterEncoding(charset == null ? null : HeaderFields.headerValue(charset));
         }
     }
 
     @Override
     public void setContentType(String type) {
         setByHandler.add("Content-Type");
-        super.setContentType(type == null ? null : headerValue(type));
+        super.setContentType(type == null ? null : HeaderFields.headerValue(type));
         if (writer != null) {
             // After getWriter() the encoding is fixed (Servlet spec); keep the header true to the bytes.
             super.setCharacterEncoding(writerCharset);
@@ -250,10 +250,10 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
             storageDeclined = declines(value);
             return;
         }
-        String normalised = headerName(name);
+        String normalised = HeaderFields.headerName(name);
         if (normalised != null && !"Content-Length".equalsIgnoreCase(normalised)) {
             setByHandler.add(normalised);
-            super.setHeader(normalised, value == null ? null : headerValue(value));
+            super.setHeader(normalised, value == null ? null : HeaderFields.headerValue(value));
         }
     }
 
@@ -263,10 +263,10 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
             storageDeclined |= declines(value);
             return;
         }
-        String normalised = headerName(name);
+        String normalised = HeaderFields.headerName(name);
         if (normalised != null && !"Content-Length".equalsIgnoreCase(normalised)) {
             addedByHandler.add(normalised);
-            super.addHeader(normalised, value == null ? null : headerValue(value));
+            super.addHeader(normalised, value == null ? null : HeaderFields.headerValue(value));
         }
     }
 
@@ -281,7 +281,7 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
 
     @Override
     public void setIntHeader(String name, int value) {
-        String normalised = headerName(name);
+        String normalised = HeaderFields.headerName(name);
         if (normalised != null && !"Content-Length".equalsIgnoreCase(normalised)) {
             setByHandler.add(normalised);
             super.setIntHeader(normalised, value);
@@ -290,7 +290,7 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
 
     @Override
     public void addIntHeader(String name, int value) {
-        String normalised = headerName(name);
+        String normalised = HeaderFields.headerName(name);
         if (normalised != null && !"Content-Length".equalsIgnoreCase(normalised)) {
             addedByHandler.add(normalised);
             super.addIntHeader(normalised, value);
@@ -299,7 +299,7 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
 
     @Override
     public void setDateHeader(String name, long date) {
-        String normalised = headerName(name);
+        String normalised = HeaderFields.headerName(name);
         if (normalised != null) {
             setByHandler.add(normalised);
             super.setDateHeader(normalised, date);
@@ -308,63 +308,11 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
 
     @Override
     public void addDateHeader(String name, long date) {
-        String normalised = headerName(name);
+        String normalised = HeaderFields.headerName(name);
         if (normalised != null) {
             addedByHandler.add(normalised);
             super.addDateHeader(normalised, date);
         }
-    }
-
-    /**
-     * A header name as it can be sent and stored, or {@code null} for a missing or empty name (the
-     * header is dropped: there is no field to send). Every character that is not an HTTP token
-     * character becomes {@code .} — Jetty 12 does so for control characters, {@code :} and characters
-     * beyond ISO-8859-1, and would send the others (space, separators, ISO-8859-1 letters) as an
-     * invalid field line that clients refuse.
-     */
-    static String headerName(String name) {
-        if (name == null || name.isEmpty()) {
-            return null;
-        }
-        StringBuilder out = null;
-        for (int i = 0; i < name.length(); i++) {
-            char c = name.charAt(i);
-            if (!tchar(c)) {
-                if (out == null) {
-                    out = new StringBuilder(name.length()).append(name, 0, i);
-                }
-                out.append('.');
-            } else if (out != null) {
-                out.append(c);
-            }
-        }
-        return out == null ? name : out.toString();
-    }
-
-    /**
-     * A header value as the container writes it: control characters other than tab, DEL, and
-     * characters beyond ISO-8859-1 (each UTF-16 unit, so a lone surrogate too) become a space, as
-     * Jetty 12 and Tomcat write them; ISO-8859-1 letters stay (sent as one byte each).
-     */
-    static String headerValue(String value) {
-        StringBuilder out = null;
-        for (int i = 0; i < value.length(); i++) {
-            char c = value.charAt(i);
-            boolean sendable = c == '\t' || (c >= 0x20 && c != 0x7F && c <= 0xFF);
-            if (!sendable) {
-                if (out == null) {
-                    out = new StringBuilder(value.length()).append(value, 0, i);
-                }
-                out.append(' ');
-            } else if (out != null) {
-                out.append(c);
-            }
-        }
-        return out == null ? value : out.toString();
-    }
-
-    private static boolean tchar(char c) {
-        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
     }
 
     // ---- error and redirect: recorded now, performed on send ---------------------------------
@@ -478,7 +426,7 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
             List<String> values = new ArrayList<>();
             for (String value : response.getHeaders(containerName)) {
                 if (value != null) {
-                    values.add(headerValue(value)); // already normalised when set; read back from the container
+                    values.add(HeaderFields.headerValue(value)); // already normalised when set; read back from the container
                 }
             }
             List<String> outer = atEntry.get(containerName);
@@ -488,7 +436,7 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
                     appended.add(containerName);
                 }
             }
-            String name = headerName(containerName);
+            String name = HeaderFields.headerName(containerName);
             if (name == null) {
                 omitted = true;
             } else if (!values.isEmpty()) {
@@ -498,7 +446,7 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
         // Some containers (Tomcat) keep the content type outside the header list until commit.
         String contentType = response.getContentType();
         if (contentType != null && !seen.contains("Content-Type") && setByHandler.contains("Content-Type")) {
-            headers.put("Content-Type", List.of(headerValue(contentType)));
+            headers.put("Content-Type", List.of(HeaderFields.headerValue(contentType)));
         }
         return omitted;
     }

@@ -1,5 +1,6 @@
--- idem-kafka: the offset store's statements (SQLite). Each starts at a "-- name:" line. The clock,
--- the history table and the migration lock are idem-jdbc's (dev/idem/jdbc/sqlite/statements.sql);
+-- idem-kafka: the offset store's statements every dialect shares unless its own offsets.sql overrides
+-- one by name (MariaDB writes with ON DUPLICATE KEY). Each starts at a "-- name:" line. The clock,
+-- the history table and the migration lock are idem-jdbc's (dev/idem/jdbc/<dialect>/statements.sql);
 -- idem_kafka_offset is replaced by the configured table name.
 
 -- name: offset_write

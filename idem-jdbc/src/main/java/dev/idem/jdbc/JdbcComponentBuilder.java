@@ -1,0 +1,74 @@
+package dev.idem.jdbc;
+
+import dev.idem.jdbc.internal.Dialects;
+import dev.idem.jdbc.internal.StoreCalls;
+import dev.idem.jdbc.internal.Tables;
+import java.util.Objects;
+import javax.sql.DataSource;
+
+/**
+ * What every idem JDBC component's builder settles the same way: the database, its dialect and the
+ * component's table name. Each component's {@code Builder} adds its own settings and its {@code build()}.
+ *
+ * @param <B> the component's builder, which the setters return
+ */
+public abstract class JdbcComponentBuilder<B extends JdbcComponentBuilder<B>> {
+    private final DataSource dataSource;
+    private Dialect dialect;
+    private String tableName;
+
+    /**
+     * @param dialect          the dialect, or null to detect it at {@code build()}
+     * @param defaultTableName the component's table when {@link #tableName(String)} is not called
+     */
+    protected JdbcComponentBuilder(DataSource dataSource, Dialect dialect, String defaultTableName) {
+        this.dataSource = Objects.requireNonNull(dataSource, "dataSource is null");
+        this.dialect = dialect;
+        this.tableName = defaultTableName;
+    }
+
+    /** Default: detected from the database's product name at {@code build()}. */
+    public B dialect(Dialect dialect) {
+        this.dialect = Objects.requireNonNull(dialect, "dialect is null");
+        return self();
+    }
+
+    /**
+     * The component's table (its default is named in the component's documentation). A lower-case
+     * SQL identifier of at most 48 characters.
+     */
+    public B tableName(String tableName) {
+        this.tableName = Tables.checkName(tableName);
+        return self();
+    }
+
+    public DataSource dataSource() {
+        return dataSource;
+    }
+
+    /** The dialect set, or null until {@code build()} detects it. */
+    public Dialect configuredDialect() {
+        return dialect;
+    }
+
+    public String tableName() {
+        return tableName;
+    }
+
+    /**
+     * The dialect set, or the one detected on a connection of the data source; on SQLite, after
+     * checking the settings idem relies on.
+     *
+     * @param component how a failure to connect names the component, e.g. "JDBC inbox"
+     * @throws dev.idem.StoreException if the database cannot be reached
+     * @throws IllegalStateException   if SQLite lacks WAL, synchronous=FULL or a busy timeout
+     */
+    protected Dialect resolveDialect(String component) {
+        return StoreCalls.atBuild(dataSource, component, c -> Dialects.resolve(c, dialect));
+    }
+
+    @SuppressWarnings("unchecked")
+    private B self() {
+        return (B) this;
+    }
+}
