@@ -38,6 +38,7 @@ class ConfigurationMetadataTest {
                 Map.entry("idem.max-wait", "10s"),
                 Map.entry("idem.not-stored-statuses", "[\"408\",\"409\",\"425\",\"429\",\"5xx\"]"),
                 Map.entry("idem.failure-retry-after", "2s"),
+                Map.entry("idem.schema.retry-for", "60s"),
                 Map.entry("idem.max-request-bytes", "1MB"),
                 Map.entry("idem.max-response-bytes", "1MB"),
                 Map.entry("idem.store", "jdbc"),
