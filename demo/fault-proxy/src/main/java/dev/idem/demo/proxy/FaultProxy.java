@@ -33,6 +33,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * generators seeded from one seed, one drawn per accepted connection and one per response, so the
  * n-th connection and the n-th response meet the same fate in every run with that seed.
  *
+ * <p>With more than one upstream it is also a <b>round-robin load balancer</b>: each connection goes to
+ * the next upstream in turn, and to the one after it when that one refuses the connection (a dead
+ * instance); an {@link Upstream} can add its own response drops and delay to the proxy's.
+ *
  * <pre>{@code
  * try (FaultProxy proxy = FaultProxy.builder("127.0.0.1", 8080).dropResponse(0.3).seed(42).build().start()) {
  *     // send to proxy.port()
@@ -51,6 +55,8 @@ public final class FaultProxy implements AutoCloseable {
     private final AtomicLong responsesForwarded = new AtomicLong();
     private final AtomicLong responsesDropped = new AtomicLong();
     private final AtomicLong upstreamFailures = new AtomicLong();
+    private final AtomicLong failovers = new AtomicLong();
+    private final AtomicInteger nextUpstream = new AtomicInteger();
     private ServerSocket server;
     private ExecutorService threads;
     private volatile boolean closed;
@@ -90,12 +96,13 @@ public final class FaultProxy implements AutoCloseable {
 
     public ProxyStats stats() {
         return new ProxyStats(connections.get(), requestsDropped.get(), responsesForwarded.get(), responsesDropped.get(),
-                upstreamFailures.get());
+                upstreamFailures.get(), failovers.get());
     }
 
     @Override
     public String toString() {
-        return "drop-request " + settings.dropRequest + ", drop-response " + settings.dropResponse
+        return (settings.upstreams.size() > 1 ? "round-robin over " + settings.upstreams + ", " : "")
+                + "drop-request " + settings.dropRequest + ", drop-response " + settings.dropResponse
                 + ", delay " + settings.delay.toMillis() + " ms, seed " + settings.seed;
     }
 
@@ -138,19 +145,16 @@ public final class FaultProxy implements AutoCloseable {
                 loseRequest(client);
                 return;
             }
-            upstream = new Socket();
-            open.add(upstream);
-            try {
-                upstream.connect(new InetSocketAddress(settings.upstreamHost, settings.upstreamPort), CONNECT_TIMEOUT_MILLIS);
-                upstream.setTcpNoDelay(true);
-            } catch (IOException e) {
+            Connected connected = connectUpstream();
+            if (connected == null) {
                 upstreamFailures.incrementAndGet();
                 reset(client);
                 return;
             }
+            upstream = connected.socket();
             Socket server = upstream;
             threads.execute(() -> pumpRequests(client, server));
-            relayResponses(client, upstream);
+            relayResponses(client, upstream, connected.upstream());
         } catch (IOException e) {
             // One side went away; the finally closes the other.
         } finally {
@@ -161,6 +165,32 @@ public final class FaultProxy implements AutoCloseable {
                 open.remove(upstream);
             }
         }
+    }
+
+    private record Connected(Socket socket, Upstream upstream) {
+    }
+
+    /** The next upstream in turn that accepts a connection, trying each once; null if none does. */
+    private Connected connectUpstream() {
+        int count = settings.upstreams.size();
+        int first = Math.floorMod(nextUpstream.getAndIncrement(), count);
+        for (int i = 0; i < count; i++) {
+            Upstream target = settings.upstreams.get((first + i) % count);
+            Socket socket = new Socket();
+            open.add(socket);
+            try {
+                socket.connect(new InetSocketAddress(target.host(), target.port()), CONNECT_TIMEOUT_MILLIS);
+                socket.setTcpNoDelay(true);
+                if (i > 0) {
+                    failovers.incrementAndGet();
+                }
+                return new Connected(socket, target);
+            } catch (IOException e) {
+                closeQuietly(socket);
+                open.remove(socket);
+            }
+        }
+        return null;
     }
 
     /** Waits until the request's first bytes arrive (so it was really sent), then resets the connection. */
@@ -186,18 +216,18 @@ public final class FaultProxy implements AutoCloseable {
     }
 
     /** Server to client, one framed response at a time; each final response is forwarded or dropped. */
-    private void relayResponses(Socket client, Socket upstream) throws IOException {
+    private void relayResponses(Socket client, Socket upstream, Upstream target) throws IOException {
         HttpResponseFramer framer = new HttpResponseFramer(new java.io.BufferedInputStream(upstream.getInputStream()));
         var toClient = client.getOutputStream();
         HttpResponseFramer.Frame frame;
         while ((frame = framer.next()) != null) {
-            if (!frame.interim() && roll(responseDice, settings.dropResponse)) {
+            if (!frame.interim() && roll(responseDice, either(settings.dropResponse, target.dropResponse()))) {
                 responsesDropped.incrementAndGet();
                 reset(client);
                 return;
             }
             if (!frame.interim()) {
-                pause(settings.delay);
+                pause(settings.delay.plus(target.delay()));
             }
             toClient.write(frame.bytes());
             toClient.flush();
@@ -236,6 +266,11 @@ public final class FaultProxy implements AutoCloseable {
         }
     }
 
+    /** The probability that at least one of two independent drops happens. */
+    private static double either(double p, double q) {
+        return 1 - (1 - p) * (1 - q);
+    }
+
     private static void pause(Duration delay) {
         if (delay.isZero()) {
             return;
@@ -256,8 +291,7 @@ public final class FaultProxy implements AutoCloseable {
     }
 
     private static final class Settings {
-        private final String upstreamHost;
-        private final int upstreamPort;
+        private final java.util.List<Upstream> upstreams = new java.util.ArrayList<>();
         private InetAddress bind = InetAddress.getLoopbackAddress();
         private int port;
         private double dropRequest;
@@ -265,13 +299,9 @@ public final class FaultProxy implements AutoCloseable {
         private Duration delay = Duration.ZERO;
         private long seed = 1;
 
-        private Settings(String upstreamHost, int upstreamPort) {
-            this.upstreamHost = upstreamHost;
-            this.upstreamPort = upstreamPort;
-        }
-
         private Settings copy() {
-            Settings s = new Settings(upstreamHost, upstreamPort);
+            Settings s = new Settings();
+            s.upstreams.addAll(upstreams);
             s.bind = bind;
             s.port = port;
             s.dropRequest = dropRequest;
@@ -288,8 +318,14 @@ public final class FaultProxy implements AutoCloseable {
 
         private Builder(String upstreamHost, int upstreamPort) {
             Objects.requireNonNull(upstreamHost, "upstreamHost is null");
-            checkPort("upstream port", upstreamPort, false);
-            settings = new Settings(upstreamHost, upstreamPort);
+            settings = new Settings();
+            upstream(new Upstream(upstreamHost, upstreamPort, 0, Duration.ZERO));
+        }
+
+        /** One more server behind the proxy: connections then go round-robin over all of them. */
+        public Builder upstream(Upstream upstream) {
+            settings.upstreams.add(Objects.requireNonNull(upstream, "upstream is null"));
+            return this;
         }
 
         /** Default loopback. */
@@ -344,7 +380,7 @@ public final class FaultProxy implements AutoCloseable {
             return p;
         }
 
-        private static void checkPort(String name, int port, boolean zeroAllowed) {
+        static void checkPort(String name, int port, boolean zeroAllowed) {
             if (port < (zeroAllowed ? 0 : 1) || port > 65535) {
                 throw new IllegalArgumentException(name + " must be " + (zeroAllowed ? 0 : 1) + "-65535, was " + port);
             }

@@ -16,10 +16,17 @@ import picocli.CommandLine.Option;
 /** {@code java -jar fault-proxy.jar --upstream 127.0.0.1:8080 [options]}: runs a proxy until it is stopped. */
 @Command(name = "fault-proxy", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"A TCP proxy for HTTP/1.1 that loses requests and responses on purpose.",
-                "A lost response reaches the client as a connection reset after the server has handled the request."})
+                "A lost response reaches the client as a connection reset after the server has handled the request.",
+                "With several --upstream, a round-robin load balancer (a refused connection goes to the next upstream).",
+                "With --tcp, a plain pass-through of any protocol (e.g. PostgreSQL) whose admin port takes",
+                "POST /blackhole?millis=N (forward nothing for N ms) and POST /cut (reset every open connection)."})
 public final class FaultProxyMain implements Callable<Integer> {
-    @Option(names = "--upstream", required = true, description = "host:port of the server behind the proxy.")
-    String upstream;
+    @Option(names = "--upstream", required = true, description = {"host:port of the server behind the proxy; repeat it for a",
+            "round-robin balancer, each optionally with faults of its own: host:port;drop-response=P;delay-ms=N."})
+    java.util.List<String> upstreams;
+
+    @Option(names = "--tcp", description = "A plain TCP pass-through with a blackhole switch (one --upstream; no drops or delay).")
+    boolean tcp;
 
     @Option(names = "--port", description = "Port to listen on; 0 picks a free one (default: ${DEFAULT-VALUE}).", defaultValue = "8070")
     int port;
@@ -53,25 +60,31 @@ public final class FaultProxyMain implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        int colon = upstream.lastIndexOf(':');
-        if (colon <= 0) {
-            throw new CommandLine.ParameterException(new CommandLine(this), "--upstream must be host:port, was '" + upstream + "'");
+        if (tcp) {
+            return runTcp();
         }
         FaultProxy proxy;
         try {
-            proxy = FaultProxy.builder(upstream.substring(0, colon), Integer.parseInt(upstream.substring(colon + 1)))
-                    .bind(InetAddress.getByName(bind))
+            java.util.List<Upstream> targets = upstreams.stream().map(Upstream::parse).toList();
+            FaultProxy.Builder builder = FaultProxy.builder(targets.get(0).host(), targets.get(0).port());
+            targets.stream().skip(1).forEach(builder::upstream);
+            proxy = builder.bind(InetAddress.getByName(bind))
                     .listenPort(port)
                     .dropRequest(dropRequest)
                     .dropResponse(dropResponse)
                     .delay(Duration.ofMillis(delayMillis))
                     .seed(seed)
                     .build();
+            if (targets.size() == 1 && (targets.get(0).dropResponse() > 0 || !targets.get(0).delay().isZero())) {
+                throw new IllegalArgumentException("an upstream's own faults need a balancer (two or more --upstream); "
+                        + "with one, use --drop-response and --delay-ms");
+            }
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
         }
         proxy.start();
-        HttpServer admin = adminPort == null ? null : startAdmin(proxy);
+        HttpServer admin = adminPort == null ? null : startAdmin(proxy.stats()::toJson, null);
+        String target = String.join(", ", upstreams);
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             if (admin != null) {
@@ -80,26 +93,89 @@ public final class FaultProxyMain implements Callable<Integer> {
             proxy.close();
             stopped.countDown();
         }, "fault-proxy-shutdown"));
-        System.out.printf("fault-proxy listening on %s:%d -> %s (%s)%s%n", bind, proxy.port(), upstream, proxy,
+        System.out.printf("fault-proxy listening on %s:%d -> %s (%s)%s%n", bind, proxy.port(), target, proxy,
                 admin == null ? "" : "; admin on http://" + bind + ":" + admin.getAddress().getPort());
         System.out.flush();
         stopped.await();
         return 0;
     }
 
-    private HttpServer startAdmin(FaultProxy proxy) throws IOException {
+    /** {@code --tcp}: the pass-through, until stopped. */
+    private int runTcp() throws Exception {
+        if (upstreams.size() != 1 || dropRequest != 0 || dropResponse != 0 || delayMillis != 0) {
+            throw new CommandLine.ParameterException(new CommandLine(this),
+                    "--tcp takes exactly one --upstream and no --drop-request, --drop-response or --delay-ms");
+        }
+        TcpProxy proxy;
+        try {
+            Upstream target = Upstream.parse(upstreams.get(0));
+            proxy = TcpProxy.builder(target.host(), target.port()).bind(InetAddress.getByName(bind)).listenPort(port).build();
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
+        }
+        proxy.start();
+        HttpServer admin = adminPort == null ? null : startAdmin(proxy::statsJson, proxy);
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            if (admin != null) {
+                admin.stop(0);
+            }
+            proxy.close();
+            stopped.countDown();
+        }, "tcp-proxy-shutdown"));
+        System.out.printf("fault-proxy --tcp listening on %s:%d -> %s%s%n", bind, proxy.port(), upstreams.get(0),
+                admin == null ? "" : "; admin on http://" + bind + ":" + admin.getAddress().getPort());
+        System.out.flush();
+        stopped.await();
+        return 0;
+    }
+
+    /** GET /stats and /health; with a TCP proxy also POST /blackhole?millis=N and POST /cut. */
+    private HttpServer startAdmin(java.util.function.Supplier<String> stats, TcpProxy tcpProxy) throws IOException {
         HttpServer admin = HttpServer.create(new InetSocketAddress(InetAddress.getByName(bind), adminPort), 16);
-        admin.createContext("/stats", exchange -> respond(exchange, proxy.stats().toJson()));
-        admin.createContext("/health", exchange -> respond(exchange, "{\"status\":\"UP\"}"));
+        admin.createContext("/stats", exchange -> respond(exchange, 200, stats.get()));
+        admin.createContext("/health", exchange -> respond(exchange, 200, "{\"status\":\"UP\"}"));
+        if (tcpProxy != null) {
+            admin.createContext("/blackhole", exchange -> {
+                Long millis = millis(exchange.getRequestURI().getRawQuery());
+                if (!"POST".equals(exchange.getRequestMethod()) || millis == null) {
+                    respond(exchange, 400, "{\"error\":\"POST /blackhole?millis=N, N 1-600000\"}");
+                    return;
+                }
+                tcpProxy.blackhole(Duration.ofMillis(millis));
+                respond(exchange, 200, stats.get());
+            });
+            admin.createContext("/cut", exchange -> {
+                if (!"POST".equals(exchange.getRequestMethod())) {
+                    respond(exchange, 400, "{\"error\":\"POST /cut\"}");
+                    return;
+                }
+                tcpProxy.cut();
+                respond(exchange, 200, stats.get());
+            });
+        }
         admin.start();
         return admin;
     }
 
-    private static void respond(com.sun.net.httpserver.HttpExchange exchange, String json) throws IOException {
+    /** The {@code millis} query parameter if it is 1-600000, else null. */
+    private static Long millis(String query) {
+        if (query == null || !query.startsWith("millis=")) {
+            return null;
+        }
+        try {
+            long millis = Long.parseLong(query.substring("millis=".length()));
+            return millis >= 1 && millis <= 600_000 ? millis : null;
+        } catch (NumberFormatException e) {
+            return null;
+        }
+    }
+
+    private static void respond(com.sun.net.httpserver.HttpExchange exchange, int status, String json) throws IOException {
         try (exchange) {
             byte[] body = json.getBytes(StandardCharsets.UTF_8);
             exchange.getResponseHeaders().add("Content-Type", "application/json");
-            exchange.sendResponseHeaders(200, body.length);
+            exchange.sendResponseHeaders(status, body.length);
             try (OutputStream out = exchange.getResponseBody()) {
                 out.write(body);
             }
