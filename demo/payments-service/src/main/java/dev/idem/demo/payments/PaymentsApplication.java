@@ -39,6 +39,9 @@ public class PaymentsApplication {
             "                              " + CrashPoint.allowed(),
             "  --events.kafka=HOST:PORT    publish payment.paid events through the outbox to this Kafka broker (default: none)",
             "  --events.topic=NAME         their topic (default " + DemoSettings.DEFAULT_EVENTS_TOPIC + ")",
+            "  --fault.pool-pressure=true  a fault: every payment handler holds an extra pool connection (default false;",
+            "                              POST /internal/faults/pool-pressure?millis=N turns it on for a while)",
+            "  GET /internal/counters      the engine's events in this process: claims, takeovers, replays, leases lost, ...",
             "  -h, --help                  this text");
 
     public static void main(String[] args) {

@@ -18,6 +18,8 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Lazy;
 import org.springframework.core.Ordered;
 import org.springframework.core.env.Environment;
+import org.springframework.web.servlet.config.annotation.InterceptorRegistry;
+import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -53,7 +55,33 @@ public class PaymentsConfiguration {
             config.setMaximumPoolSize(6);
         }
         config.setMinimumIdle(1);
+        // No connection is tried while the pool is built: an instance starting while the database is out
+        // of reach would exit here. The migrations below wait for the database (idem.schema.retry-for).
+        config.setInitializationFailTimeout(-1);
         return new HikariDataSource(config);
+    }
+
+    /** The engine's events in this process, for {@code GET /internal/counters}; the starter composes it with its other listeners. */
+    @Bean
+    ServiceCounters serviceCounters() {
+        return new ServiceCounters();
+    }
+
+    /** The pool-pressure fault: on with {@code --fault.pool-pressure=true}, or for a while by {@code POST /internal/faults/pool-pressure}. */
+    @Bean
+    PoolPressure poolPressure(DataSource dataSource, ServiceCounters counters, Environment environment) {
+        return new PoolPressure(dataSource, counters, environment.getProperty("fault.pool-pressure", Boolean.class, false));
+    }
+
+    /** Pool pressure applies to the payment handler only. */
+    @Bean
+    WebMvcConfigurer poolPressureInterceptor(PoolPressure poolPressure) {
+        return new WebMvcConfigurer() {
+            @Override
+            public void addInterceptors(InterceptorRegistry registry) {
+                registry.addInterceptor(poolPressure).addPathPatterns("/payments");
+            }
+        };
     }
 
     @Bean
