@@ -13,7 +13,8 @@ public enum Group {
     UPSERT("upsert", "Natural-key upserts"),
     STATE("state", "State assignments instead of increments"),
     WINDOW("window", "A windowed aggregate run again over the same input"),
-    KAFKA("kafka", "Kafka's exactly-once: inside Kafka, and at its boundary");
+    KAFKA("kafka", "Kafka's exactly-once: inside Kafka, and at its boundary"),
+    FLEET("fleet", "A fleet: several instances on one database under a nemesis");
 
     private final String id;
     private final String title;

@@ -117,6 +117,9 @@ final class HtmlReport {
             html.append(chart("items right and wrong per side", List.of("right", "wrong"), List.of(GOOD, BAD), bars));
         }
         costChart(html, results);
+        if (group == Group.FLEET) {
+            FleetReport.html(html, new LabReport(java.time.Instant.EPOCH, 0, null, List.of(), null, results));
+        }
     }
 
     /** For a row that compares costs: attempts per second of each side. */

@@ -21,6 +21,7 @@ final class JsonReport {
         settings.put("killsPerKillScenario", report.settings().kills());
         settings.put("seed", report.settings().seed());
         settings.put("database", report.settings().databaseLabel());
+        settings.set("fleet", JSON.valueToTree(report.settings().fleet()));
         root.put("allAsExpected", report.allAsExpected());
         ArrayNode scenarios = root.putArray("scenarios");
         for (ScenarioResult result : report.results()) {
@@ -103,6 +104,9 @@ final class JsonReport {
             s.put("millis", side.millis());
             if (!Double.isNaN(side.perSecond())) {
                 s.put("attemptsPerSecond", side.perSecond());
+            }
+            if (side.fleet() != null) {
+                s.set("fleet", FleetReport.json(side.fleet()));
             }
         }
         return node;

@@ -16,6 +16,9 @@ import picocli.CommandLine.Option;
                 "Then the lesson's other patterns, each a naive and an idempotent side under one fault, counted from their sinks:",
                 "natural-key upserts, state assignments, a re-run windowed aggregate, Kafka's exactly-once inside Kafka and at",
                 "its boundary, a Redis store restarted without and with persistence, and a row lock against a unique INSERT.",
+                "Last, a fleet: several service instances on one PostgreSQL behind a balancer under a nemesis (SIGKILL, SIGSTOP,",
+                "killed and blackholed database connections, pool pressure, gateway latency), checked over its whole history,",
+                "beside a deliberately broken control fleet the checker must flag (--fleet-payments, --fleet-instances, --long).",
                 "Exits 1 if a row does not show what it exists to show."})
 public final class LabMain implements Callable<Integer> {
     @Option(names = {"-n", "--payments"}, description = "Logical payments per scenario (default: ${DEFAULT-VALUE}).", defaultValue = "40")
@@ -39,6 +42,16 @@ public final class LabMain implements Callable<Integer> {
 
     @Option(names = "--kills", description = "Kills in each kill scenario and Kafka row (default: ${DEFAULT-VALUE}).", defaultValue = "2")
     int kills;
+
+    @Option(names = "--fleet-payments", description = "Payments of the fleet row's correct fleet (default: 200; --long: 10000).")
+    Integer fleetPayments;
+
+    @Option(names = "--fleet-instances", description = "Payments-service instances of the fleet row (default: ${DEFAULT-VALUE}).",
+            defaultValue = "3")
+    int fleetInstances;
+
+    @Option(names = "--long", description = "The fleet row's long preset: 10,000 payments, 20 SIGKILLs, 20 pauses, 12 database faults.")
+    boolean longFleet;
 
     @Option(names = "--list", description = "List the rows by pattern and exit.")
     boolean list;
@@ -91,6 +104,14 @@ public final class LabMain implements Callable<Integer> {
         };
     }
 
+    private FleetSettings fleetSettings() {
+        FleetSettings fleet = longFleet ? FleetSettings.longRun() : FleetSettings.defaults();
+        if (fleetInstances != fleet.instances()) {
+            fleet = fleet.withInstances(fleetInstances);
+        }
+        return fleetPayments == null ? fleet : fleet.withPayments(fleetPayments);
+    }
+
     public static void main(String[] args) {
         System.exit(new CommandLine(new LabMain()).execute(args));
     }
@@ -103,7 +124,7 @@ public final class LabMain implements Callable<Integer> {
         }
         LabSettings settings;
         try {
-            settings = new LabSettings(payments, concurrency, kills, seed, db, out, Catalogue.select(scenarios));
+            settings = new LabSettings(payments, concurrency, kills, seed, db, out, Catalogue.select(scenarios), fleetSettings());
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
         }

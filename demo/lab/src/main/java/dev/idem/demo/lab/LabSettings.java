@@ -15,11 +15,13 @@ import java.util.Objects;
  * @param out         where work folders, logs and the report go
  * @param scenarios   the scenarios to run, in table order
  * @param patterns    the pattern rows to run after them, in table order
+ * @param fleet       how the fleet row runs
  */
 public record LabSettings(int payments, int concurrency, int kills, long seed, String db, Path out, List<Scenario> scenarios,
-                          List<PatternRow> patterns) {
+                          List<PatternRow> patterns, FleetSettings fleet) {
     public LabSettings {
         Objects.requireNonNull(out, "out");
+        Objects.requireNonNull(fleet, "fleet");
         scenarios = List.copyOf(scenarios);
         patterns = List.copyOf(patterns);
         if (payments < 1) {
@@ -34,6 +36,18 @@ public record LabSettings(int payments, int concurrency, int kills, long seed, S
         if (scenarios.isEmpty() && patterns.isEmpty()) {
             throw new IllegalArgumentException("no scenario to run");
         }
+    }
+
+    /** The fleet row, if selected, with its default settings. */
+    public LabSettings(int payments, int concurrency, int kills, long seed, String db, Path out, List<Scenario> scenarios,
+                       List<PatternRow> patterns) {
+        this(payments, concurrency, kills, seed, db, out, scenarios, patterns, FleetSettings.defaults());
+    }
+
+    /** A selection of scenarios and pattern rows, the fleet row with these settings. */
+    public LabSettings(int payments, int concurrency, int kills, long seed, String db, Path out, Catalogue.Selection selection,
+                       FleetSettings fleet) {
+        this(payments, concurrency, kills, seed, db, out, selection.scenarios(), selection.patterns(), fleet);
     }
 
     /** Scenarios only, no pattern rows. */

@@ -8,7 +8,7 @@ import java.util.List;
  */
 public final class Patterns {
     private static final List<PatternRow> ALL = List.of(RedisRow.ROW, LockRow.ROW, UpsertRow.ROW, StateRow.ROW, WindowRow.ROW,
-            KafkaRows.INSIDE, KafkaRows.BOUNDARY);
+            KafkaRows.INSIDE, KafkaRows.BOUNDARY, FleetRow.ROW);
 
     private Patterns() {
     }

@@ -115,6 +115,11 @@ final class RowContext {
         }
     }
 
+    /** The programs the lab starts. */
+    Components components() {
+        return stack.components();
+    }
+
     /** The lab's broker, started on first need. */
     KafkaBroker kafka() {
         return stack.kafka();

@@ -8,8 +8,13 @@ package dev.idem.demo.lab;
  * @param wrong     items the sink does not hold exactly once and exactly right
  * @param millis    how long the side ran
  * @param perSecond attempts per second, for a row that compares costs; NaN elsewhere
+ * @param fleet     everything the fleet checker counted, for the fleet row's sides; null elsewhere
  */
-public record SideResult(Side side, int items, String sink, int wrong, long millis, double perSecond) {
+public record SideResult(Side side, int items, String sink, int wrong, long millis, double perSecond, FleetFigures fleet) {
+    SideResult(Side side, int items, String sink, int wrong, long millis, double perSecond) {
+        this(side, items, sink, wrong, millis, perSecond, null);
+    }
+
     SideResult(Side side, int items, String sink, int wrong, long millis) {
         this(side, items, sink, wrong, millis, Double.NaN);
     }

@@ -162,6 +162,10 @@ final class Stack implements AutoCloseable {
                 + (serviceTopic == null ? "" : ", events to " + serviceTopic) + ")");
     }
 
+    Components components() {
+        return components;
+    }
+
     int serviceStarts() {
         return serviceStarts;
     }
@@ -180,7 +184,12 @@ final class Stack implements AutoCloseable {
 
     /** Every charge the gateway has. */
     List<LedgerCharge> ledger() {
-        LabHttp.Result result = LabHttp.get(gatewayPort, "/ledger", Duration.ofSeconds(30));
+        return ledger(gatewayPort);
+    }
+
+    /** Every charge the card gateway on {@code port} has. */
+    static List<LedgerCharge> ledger(int port) {
+        LabHttp.Result result = LabHttp.get(port, "/ledger", Duration.ofSeconds(30));
         if (result.response() == null || result.response().status() != 200) {
             throw new IllegalStateException("GET /ledger on the card gateway failed: "
                     + (result.response() == null ? result.failure() : "status " + result.response().status()));

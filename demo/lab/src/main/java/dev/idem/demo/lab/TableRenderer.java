@@ -80,6 +80,7 @@ final class TableRenderer {
         }
         ledgerTable(out, report);
         patternTable(out, report);
+        out.append(FleetReport.text(report));
         return out.toString();
     }
 
@@ -129,7 +130,7 @@ final class TableRenderer {
     }
 
     /** A header, a rule and the rows, columns padded to their widest cell; columns first..last (inclusive) are right-aligned numbers. */
-    private static String table(List<String> headers, List<List<String>> body, int firstNumber, int lastNumber) {
+    static String table(List<String> headers, List<List<String>> body, int firstNumber, int lastNumber) {
         List<List<String>> rows = new ArrayList<>();
         rows.add(headers);
         rows.addAll(body);

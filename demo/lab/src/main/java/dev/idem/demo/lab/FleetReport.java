@@ -1,0 +1,147 @@
+package dev.idem.demo.lab;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ObjectNode;
+
+/** The fleet row's own parts of the report: its table in the terminal, its timeline and chart in HTML, every figure in JSON. */
+final class FleetReport {
+    static final List<String> HEADERS = List.of("fleet", "payments", "requests", "hedges", "charges", "charged 2+", "2xx no charge",
+            "bodies differ", "charge not on row", "2 rows/key", "unasked charges", "gave up", "unconfirmed", "5xx / no answer", "p50 ms",
+            "p99 ms", "takeovers", "leases lost", "restarts", "shows");
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+
+    private FleetReport() {
+    }
+
+    /** The fleet sides of a report, in table order. */
+    static List<SideResult> sides(LabReport report) {
+        return report.patterns(Group.FLEET).stream().flatMap(p -> p.sides().stream()).filter(s -> s.fleet() != null).toList();
+    }
+
+    static List<String> cells(SideResult side) {
+        FleetFigures f = side.fleet();
+        return List.of(side.side().label(), n(f.payments()), n(f.requests()), n(f.hedges()), n(f.charges()), n(f.chargedTwice()),
+                n(f.okWithoutCharge()), n(f.bodiesDiffer()), n(f.chargeNotOnRow()), n(f.twoRowsPerKey()), n(f.unaskedCharges()),
+                n(f.gaveUp()), n(f.unconfirmed()), failures(f.failures()), TableRenderer.millis(f.p50Millis()),
+                TableRenderer.millis(f.p99Millis()), Long.toString(f.counter("takeovers")), Long.toString(f.counter("leasesLost")),
+                n(f.restarts()), (side.asExpected() ? "yes: " : "NO, expected: ") + (side.side().expected() == Verdict.FAILS
+                        ? "flagged" : "all must-be-0 at 0"));
+    }
+
+    /** The fleet's table and its legend, for the terminal. */
+    static String text(LabReport report) {
+        List<SideResult> sides = sides(report);
+        if (sides.isEmpty()) {
+            return "";
+        }
+        String nl = System.lineSeparator();
+        StringBuilder out = new StringBuilder(nl).append("The fleet: every figure over the whole history (gateway ledger, clients, service database)")
+                .append(nl).append(TableRenderer.table(HEADERS, sides.stream().map(FleetReport::cells).toList(), 1, 18)).append(nl);
+        out.append("must be 0: charged 2+, 2xx no charge, bodies differ (keys whose 2xx bodies differ), charge not on row (a 2xx whose")
+                .append(nl).append("charge is not on its paid payment row), 2 rows/key, unasked charges (charges no payment asked for).").append(nl);
+        for (SideResult side : sides) {
+            out.append(side.side().label()).append(": ").append(nemesisLine(side.fleet())).append(nl);
+        }
+        return out.toString();
+    }
+
+    static String nemesisLine(FleetFigures f) {
+        return String.format("nemesis %d SIGKILL, %d SIGSTOP, %d pg-terminate, %d pg-blackhole, %d pool-pressure, %d gateway-latency; "
+                        + "counters: %s", f.count("sigkill"), f.count("sigstop"), f.count("pg-terminate"), f.count("pg-blackhole"),
+                f.count("pool-pressure"), f.count("gateway-latency"), f.counters());
+    }
+
+    private static String failures(Map<String, Integer> failures) {
+        if (failures.isEmpty()) {
+            return "0";
+        }
+        List<String> parts = new ArrayList<>();
+        failures.forEach((kind, count) -> parts.add(kind + ":" + count));
+        return String.join(" ", parts);
+    }
+
+    private static String n(int value) {
+        return Integer.toString(value);
+    }
+
+    /** The fleet's table, its nemesis timeline, and a chart of 2xx per second with the faults on it. */
+    static void html(StringBuilder html, LabReport report) {
+        List<SideResult> sides = sides(report);
+        if (sides.isEmpty()) {
+            return;
+        }
+        html.append("<h3>The fleet, over its whole history</h3>\n<table><tr>");
+        HEADERS.forEach(h -> html.append("<th>").append(HtmlReport.escape(h)).append("</th>"));
+        html.append("</tr>\n");
+        for (SideResult side : sides) {
+            html.append(side.asExpected() ? "<tr class=\"good\">" : "<tr class=\"bad\">");
+            List<String> cells = cells(side);
+            for (int i = 0; i < cells.size(); i++) {
+                html.append(i == cells.size() - 1 ? "<td class=\"shows\">" : i == 0 ? "<td>" : "<td class=\"n\">")
+                        .append(HtmlReport.escape(cells.get(i))).append("</td>");
+            }
+            html.append("</tr>\n");
+        }
+        html.append("</table>\n");
+        for (SideResult side : sides) {
+            FleetFigures f = side.fleet();
+            html.append("<h3>").append(HtmlReport.escape(side.side().label())).append(": 2xx per second and the nemesis</h3>\n");
+            html.append(timelineChart(f));
+            html.append("<details><summary>timeline (").append(f.timeline().size()).append(" events)</summary><table>")
+                    .append("<tr><th>t ms</th><th>event</th><th>target</th><th>detail</th></tr>\n");
+            for (NemesisEvent e : f.timeline()) {
+                html.append("<tr><td class=\"n\">").append(e.atMillis()).append("</td><td>").append(HtmlReport.escape(e.kind()))
+                        .append("</td><td>").append(HtmlReport.escape(e.target())).append("</td><td>")
+                        .append(HtmlReport.escape(e.detail())).append("</td></tr>\n");
+            }
+            html.append("</table></details>\n");
+        }
+    }
+
+    /** Bars of 2xx answers per second; a marker per fault, colored by kind, at its instant. */
+    static String timelineChart(FleetFigures f) {
+        List<Integer> perSecond = f.confirmedPerSecond();
+        long lastEvent = f.timeline().stream().mapToLong(NemesisEvent::atMillis).max().orElse(0);
+        int seconds = Math.max(perSecond.size(), (int) (lastEvent / 1000) + 1);
+        int max = Math.max(1, perSecond.stream().mapToInt(Integer::intValue).max().orElse(1));
+        int width = 1000;
+        int height = 160;
+        double step = (double) width / seconds;
+        StringBuilder svg = new StringBuilder(String.format("<svg width=\"%d\" height=\"%d\" role=\"img\" aria-label=\"2xx per second and faults\">%n",
+                width + 60, height + 70));
+        for (int s = 0; s < perSecond.size(); s++) {
+            double h = perSecond.get(s) * (double) height / max;
+            svg.append(String.format(Locale.ROOT, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#2e7d32\"><title>%d s: %d 2xx</title></rect>",
+                    40 + s * step, 10 + height - h, Math.max(1, step - 1), h, s, perSecond.get(s)));
+        }
+        svg.append(String.format("<text x=\"0\" y=\"20\" font-size=\"11\">%d/s</text>%n", max));
+        List<String> kinds = NemesisEvent.FAULT_KINDS;
+        String[] colors = {"#c62828", "#6a1b9a", "#ef6c00", "#5d4037", "#1565c0", "#00838f"};
+        for (NemesisEvent e : f.timeline()) {
+            int k = kinds.indexOf(e.kind());
+            String color = k >= 0 ? colors[k] : "#757575";
+            double x = 40 + e.atMillis() / 1000.0 * step;
+            svg.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"10\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\" stroke-width=\"%s\"%s><title>%s</title></line>%n",
+                    x, x, 10 + height, color, k >= 0 ? "2" : "1", k >= 0 ? "" : " stroke-dasharray=\"3 3\"",
+                    HtmlReport.escape(e.atMillis() + " ms " + e.kind() + " " + e.target() + ": " + e.detail())));
+        }
+        for (int k = 0; k < kinds.size(); k++) {
+            svg.append(String.format("<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/><text x=\"%d\" y=\"%d\" font-size=\"12\">%s</text>%n",
+                    40 + k * 160, height + 30, colors[k], 56 + k * 160, height + 40, kinds.get(k)));
+        }
+        svg.append(String.format("<text x=\"40\" y=\"%d\" font-size=\"11\">seconds since the traffic began: 0 to %d; dashed: restarts, exits, SIGCONT</text>%n",
+                height + 62, seconds));
+        return svg.append("</svg>\n").toString();
+    }
+
+    /** Every figure of a fleet side, for the JSON report. */
+    static ObjectNode json(FleetFigures f) {
+        ObjectNode node = JSON.valueToTree(f);
+        node.put("violations", f.violations());
+        return node;
+    }
+}
