@@ -19,10 +19,11 @@ final class Nemesis implements AutoCloseable {
     static final long BLACKHOLE_MILLIS = 3_000;
     static final long POOL_PRESSURE_MILLIS = 4_000;
     static final long GATEWAY_HOLD_MILLIS = 2_500;
+    static final long AVAILABILITY_WAIT_MILLIS = 60_000;
 
     private final Fleet fleet;
     private final Random random;
-    private final java.util.concurrent.ScheduledThreadPoolExecutor scheduler = new java.util.concurrent.ScheduledThreadPoolExecutor(2,
+    private final java.util.concurrent.ScheduledThreadPoolExecutor scheduler = new java.util.concurrent.ScheduledThreadPoolExecutor(4,
             runnable -> {
                 Thread thread = new Thread(runnable, "fleet-nemesis");
                 thread.setDaemon(true);
@@ -86,8 +87,18 @@ final class Nemesis implements AutoCloseable {
         }
     }
 
-    /** On an instance that is up, drawn by {@code pick}; if none is, on any (its fault still counts, logged as such). */
+    /**
+     * On an instance that is up, drawn by {@code pick}. A SIGKILL or SIGSTOP waits (up to
+     * {@link #AVAILABILITY_WAIT_MILLIS}) until at least two instances are up, so the fleet keeps one
+     * serving: the nemesis tests exactly-once under faults, not a whole outage. If none is up then, any.
+     */
     private void onInstance(String kind, Random pick, java.util.function.Consumer<Fleet.Instance> fault) {
+        if (kind.equals("sigkill") || kind.equals("sigstop")) {
+            long deadline = System.nanoTime() + AVAILABILITY_WAIT_MILLIS * 1_000_000;
+            while (!stopped && System.nanoTime() < deadline && fleet.instances().stream().filter(Fleet.Instance::up).count() < 2) {
+                ChildProcess.sleep(100);
+            }
+        }
         List<Fleet.Instance> up = fleet.instances().stream().filter(Fleet.Instance::up).toList();
         List<Fleet.Instance> from = up.isEmpty() ? fleet.instances() : up;
         fault.accept(from.get(pick.nextInt(from.size())));

@@ -12,7 +12,7 @@ class CatalogueTest {
     @Test
     void everyPatternRowHasANaiveSideThatFailsAndAnIdempotentSideThatHolds() {
         assertThat(Patterns.all()).extracting(PatternRow::id).containsExactly("redis-restart", "lock-cost", "upsert-redelivery",
-                "state-vs-increment", "window-rerun", "kafka-eos", "kafka-boundary");
+                "state-vs-increment", "window-rerun", "kafka-eos", "kafka-boundary", "fleet");
         for (PatternRow row : Patterns.all()) {
             assertThat(row.sides().get(0).expected()).as(row.id() + " starts with its naive side").isEqualTo(Verdict.FAILS);
             assertThat(row.sides().subList(1, row.sides().size())).as(row.id() + ": the other sides hold")
@@ -20,6 +20,7 @@ class CatalogueTest {
         }
         assertThat(Patterns.all()).extracting(PatternRow::group).isSortedAccordingTo(Enum::compareTo);
         assertThat(LockRow.ROW.needs()).isEqualTo(PatternRow.Needs.POSTGRESQL);
+        assertThat(FleetRow.ROW.needs()).isEqualTo(PatternRow.Needs.POSTGRESQL);
     }
 
     @Test
