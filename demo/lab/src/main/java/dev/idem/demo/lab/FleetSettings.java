@@ -36,7 +36,7 @@ public record FleetSettings(int instances, int payments, int perSecond, int cont
 
     /** The default run: short, every kind of fault once or twice, sized to keep {@code ./idem lab} within a few minutes. */
     public static FleetSettings defaults() {
-        return new FleetSettings(3, 200, 10, 60, 2, 1, 1, 1, 1, 1, "default");
+        return new FleetSettings(3, 150, 10, 40, 1, 1, 1, 1, 1, 1, "default");
     }
 
     /** {@code --long}: 10,000 payments, at least 20 SIGKILLs, 20 pauses and 10 database faults. */

@@ -43,7 +43,7 @@ public final class LabMain implements Callable<Integer> {
     @Option(names = "--kills", description = "Kills in each kill scenario and Kafka row (default: ${DEFAULT-VALUE}).", defaultValue = "2")
     int kills;
 
-    @Option(names = "--fleet-payments", description = "Payments of the fleet row's correct fleet (default: 200; --long: 10000).")
+    @Option(names = "--fleet-payments", description = "Payments of the fleet row's correct fleet (default: 150; --long: 10000).")
     Integer fleetPayments;
 
     @Option(names = "--fleet-instances", description = "Payments-service instances of the fleet row (default: ${DEFAULT-VALUE}).",
