@@ -99,6 +99,25 @@ final class Fleet implements AutoCloseable {
     /** Starts the proxies, the gateway, the instances (all at once) and the balancer; returns when every one is ready. */
     Fleet start() throws SQLException {
         createSchema();
+        String db = startPostgresProxy();
+        startGateway();
+        for (int i = 0; i < size; i++) {
+            Instance instance = new Instance(i);
+            instances.add(instance);
+            argumentsBySlot.put(i, arguments(instance, db));
+            instance.process = ChildProcess.start(components.paymentsService(), argumentsBySlot.get(i), log(instance));
+        }
+        for (Instance instance : instances) {
+            instance.process.awaitReady(instance.port, PaymentsServiceContract.READINESS_PATH, START);
+        }
+        startBalancer();
+        context.event(String.format("fleet %s: %d instances (variant %s) on PostgreSQL schema %s, balancer on :%d", name, size,
+                variant.flag(), schema, balancerPort));
+        return this;
+    }
+
+    /** The TCP proxy in front of PostgreSQL; returns the instances' JDBC URL through it, with the fleet's schema and application name. */
+    private String startPostgresProxy() {
         Matcher url = POSTGRES_URL.matcher(postgres);
         if (!url.matches()) {
             throw new IllegalArgumentException("the fleet needs a PostgreSQL URL jdbc:postgresql://host[:port]/db?..., was "
@@ -109,37 +128,32 @@ final class Fleet implements AutoCloseable {
         startHelper("fleet-" + name + "-pg-proxy", List.of("--tcp", "--port", Integer.toString(pgProxy), "--upstream",
                 url.group(1) + ":" + (url.group(2) == null ? "5432" : url.group(2)), "--admin-port", Integer.toString(postgresAdmin)), postgresAdmin);
         String params = url.group(4) == null ? "?" : url.group(4) + "&";
-        String db = "jdbc:postgresql://127.0.0.1:" + pgProxy + "/" + url.group(3) + params + "currentSchema=" + schema
+        return "jdbc:postgresql://127.0.0.1:" + pgProxy + "/" + url.group(3) + params + "currentSchema=" + schema
                 + "&ApplicationName=" + applicationName + "&connectTimeout=5";
-        int gateway = Ports.free();
-        gatewayDirect = gateway;
-        ChildProcess gatewayProcess = ChildProcess.start(components.gateway(), List.of("--port", Integer.toString(gateway), "--data-dir",
+    }
+
+    /** The card gateway (SQLite in the fleet's work folder, emptied) and the TCP proxy the instances reach it through. */
+    private void startGateway() {
+        gatewayDirect = Ports.free();
+        ChildProcess gatewayProcess = ChildProcess.start(components.gateway(), List.of("--port", Integer.toString(gatewayDirect), "--data-dir",
                 context.workDir("fleet-" + name).resolve("gateway").toString(), "--reset"), context.log("fleet-" + name + "-card-gateway.log"));
         helpers.add(gatewayProcess);
-        gatewayProcess.awaitReady(gateway, "/health", PROXY_START);
+        gatewayProcess.awaitReady(gatewayDirect, "/health", PROXY_START);
         gatewayPort = Ports.free();
         gatewayAdmin = Ports.free();
         startHelper("fleet-" + name + "-gateway-proxy", List.of("--tcp", "--port", Integer.toString(gatewayPort), "--upstream",
-                "127.0.0.1:" + gateway, "--admin-port", Integer.toString(gatewayAdmin)), gatewayAdmin);
-        for (int i = 0; i < size; i++) {
-            Instance instance = new Instance(i);
-            instances.add(instance);
-            argumentsBySlot.put(i, arguments(instance, db));
-            instance.process = ChildProcess.start(components.paymentsService(), argumentsBySlot.get(i), log(instance));
-        }
-        for (Instance instance : instances) {
-            instance.process.awaitReady(instance.port, PaymentsServiceContract.READINESS_PATH, START);
-        }
+                "127.0.0.1:" + gatewayDirect, "--admin-port", Integer.toString(gatewayAdmin)), gatewayAdmin);
+    }
+
+    /** The fault proxy as a round-robin balancer over the instances, losing some requests and responses. */
+    private void startBalancer() {
         balancerPort = Ports.free();
-        List<String> lb = new ArrayList<>(List.of("--port", Integer.toString(balancerPort), "--drop-request", Double.toString(DROP_REQUEST),
+        int admin = Ports.free();
+        List<String> args = new ArrayList<>(List.of("--port", Integer.toString(balancerPort), "--drop-request", Double.toString(DROP_REQUEST),
                 "--drop-response", Double.toString(DROP_RESPONSE), "--seed", Long.toString(context.seed()),
-                "--admin-port", Integer.toString(Ports.free())));
-        instances.forEach(instance -> lb.addAll(List.of("--upstream", "127.0.0.1:" + instance.port)));
-        int lbAdmin = Integer.parseInt(lb.get(lb.indexOf("--admin-port") + 1));
-        startHelper("fleet-" + name + "-balancer", lb, lbAdmin);
-        context.event(String.format("fleet %s: %d instances (variant %s) on PostgreSQL schema %s, balancer on :%d", name, size,
-                variant.flag(), schema, balancerPort));
-        return this;
+                "--admin-port", Integer.toString(admin)));
+        instances.forEach(instance -> args.addAll(List.of("--upstream", "127.0.0.1:" + instance.port)));
+        startHelper("fleet-" + name + "-balancer", args, admin);
     }
 
     private List<String> arguments(Instance instance, String db) {

@@ -22,7 +22,8 @@ import java.util.Properties;
 final class RowContext {
     /** Where the lock row looks for PostgreSQL when {@code --db} is not PostgreSQL. */
     static final String DEFAULT_POSTGRES = "jdbc:postgresql://127.0.0.1:5432/test?user=postgres";
-    private static final int PROBE_SECONDS = 3;
+    /** Long enough for a first connection on a loaded machine (driver loading, authentication). */
+    private static final int PROBE_SECONDS = 10;
 
     private final LabSettings settings;
     private final Stack stack;

@@ -124,6 +124,26 @@ class BadInputIT {
     }
 
     @Test
+    void theCountersAnswerAndAPoolPressureOutOfRangeIs400() throws Exception {
+        HttpResponse<String> counters = HTTP.send(HttpRequest.newBuilder(URI.create(service.baseUrl() + "/internal/counters")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(counters.statusCode()).isEqualTo(200);
+        JsonNode counts = JSON.readTree(counters.body());
+        assertThat(counts.has("takeovers")).isTrue();
+        assertThat(counts.has("leasesLost")).isTrue();
+        assertThat(counts.get("pid").asLong()).isPositive();
+
+        for (String millis : List.of("0", "600001")) {
+            HttpResponse<String> refused = HTTP.send(HttpRequest.newBuilder(URI.create(service.baseUrl()
+                    + "/internal/faults/pool-pressure?millis=" + millis)).POST(HttpRequest.BodyPublishers.noBody()).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(refused.statusCode()).as("millis=" + millis).isEqualTo(400);
+            assertThat(refused.headers().firstValue("Content-Type")).hasValueSatisfying(type -> assertThat(type).contains("problem+json"));
+            assertThat(refused.body()).contains("millis must be 1-600000");
+        }
+    }
+
+    @Test
     void anUnknownPaymentIs404() throws Exception {
         HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create(service.baseUrl() + "/payments/pay_nope")).build(),
                 HttpResponse.BodyHandlers.ofString());
