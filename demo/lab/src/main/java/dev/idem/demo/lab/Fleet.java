@@ -234,7 +234,15 @@ final class Fleet implements AutoCloseable {
     private void restart(Instance instance) {
         try {
             record("exited", instance.label(), "pid " + instance.process.pid() + " exited with " + instance.process.exitCode());
+            if (closing) {
+                return;
+            }
             instance.process = ChildProcess.start(components.paymentsService(), argumentsBySlot.get(instance.index), log(instance));
+            if (closing) {
+                // The fleet closed while this start was on its way: no instance outlives it.
+                instance.process.kill();
+                return;
+            }
             instance.process.awaitReady(instance.port, PaymentsServiceContract.READINESS_PATH, START);
             synchronized (this) {
                 restarts++;
@@ -330,6 +338,11 @@ final class Fleet implements AutoCloseable {
     public void close() {
         closing = true;
         supervisor.shutdownNow();
+        try {
+            supervisor.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         for (Instance instance : instances) {
             if (instance.process != null) {
                 if (instance.paused) {
@@ -339,11 +352,6 @@ final class Fleet implements AutoCloseable {
             }
         }
         helpers.forEach(ChildProcess::stop);
-        try {
-            supervisor.awaitTermination(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
         try (Connection c = DriverManager.getConnection(postgres); Statement st = c.createStatement()) {
             st.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
         } catch (SQLException e) {
