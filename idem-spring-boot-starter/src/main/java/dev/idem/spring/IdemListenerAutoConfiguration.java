@@ -17,6 +17,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Lazy;
 import org.springframework.context.annotation.Role;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.transaction.PlatformTransactionManager;
@@ -39,8 +40,12 @@ import org.springframework.util.ClassUtils;
 @EnableConfigurationProperties({IdemInboxProperties.class, IdemProperties.class})
 public class IdemListenerAutoConfiguration {
 
-    /** The inbox on the application's DataSource; its tables are created or upgraded unless {@code idem.schema.initialize=false}. */
+    /**
+     * The inbox on the application's DataSource; its tables are created or upgraded unless
+     * {@code idem.schema.initialize=false}. Lazy: an application without idempotent listeners gets no tables.
+     */
     @Bean
+    @Lazy
     @ConditionalOnMissingBean
     @ConditionalOnSingleCandidate(DataSource.class)
     public Inbox idemInbox(DataSource dataSource, IdemInboxProperties inbox, IdemProperties properties) {
