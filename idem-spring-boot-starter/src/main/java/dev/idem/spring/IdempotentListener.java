@@ -60,8 +60,8 @@ public @interface IdempotentListener {
     /**
      * A SpEL expression whose value is the message id, evaluated with the listener's message argument
      * as root object: the {@code ConsumerRecord}, the {@code Message}, or the payload (for a batch, each
-     * element of the list). For example {@code "value.paymentId"} on a record, {@code "paymentId"} on a
-     * payload. Empty: {@link #messageIdHeader} or the broker's usual id.
+     * element of the list), with read-only access: for example {@code "key()"} on a record, or
+     * {@code "paymentId"} on a payload with a {@code getPaymentId()}. Empty: {@link #messageIdHeader} or the broker's usual id.
      */
     String messageId() default "";
 }

@@ -10,7 +10,7 @@ import java.util.UUID;
 
 /**
  * {@link LedgerApplication} in a child JVM (-Xmx256m, as the starter's other child apps), which its
- * listener may halt on purpose; its output goes to a log file in {@code dir}.
+ * listener may halt on purpose; its output goes to a log file in target/ledger-logs.
  */
 final class LedgerProcess implements AutoCloseable {
     private final Process process;
@@ -22,7 +22,7 @@ final class LedgerProcess implements AutoCloseable {
     }
 
     static LedgerProcess start(Path dir, List<String> arguments) throws IOException {
-        Path log = dir.resolve("ledger-" + UUID.randomUUID().toString().substring(0, 8) + ".log");
+        Path log = Files.createDirectories(Path.of("target", "ledger-logs")).resolve("ledger-" + UUID.randomUUID().toString().substring(0, 8) + ".log");
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx256m", "-XX:TieredStopAtLevel=1",

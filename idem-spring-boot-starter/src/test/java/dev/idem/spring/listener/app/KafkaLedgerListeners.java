@@ -17,13 +17,13 @@ public class KafkaLedgerListeners {
         this.ledger = ledger;
     }
 
-    @KafkaListener(id = "ledger-records", topics = "${ledger.kafka.topic}", groupId = "${ledger.kafka.group}", concurrency = "2")
+    @KafkaListener(id = "ledger-records", topics = "${ledger.kafka.topic}", groupId = "${ledger.kafka.group}-records", concurrency = "2")
     @IdempotentListener
     public void onRecord(ConsumerRecord<String, String> record) {
         ledger.write("records", record.value());
     }
 
-    @KafkaListener(id = "ledger-batches", topics = "${ledger.kafka.batch-topic}", groupId = "${ledger.kafka.group}", concurrency = "2",
+    @KafkaListener(id = "ledger-batches", topics = "${ledger.kafka.batch-topic}", groupId = "${ledger.kafka.group}-batches", concurrency = "2",
             batch = "true")
     @IdempotentListener
     public void onBatch(List<ConsumerRecord<String, String>> records) {
