@@ -83,7 +83,7 @@ final class LedgerRun {
 
     static Totals totals(DataSource db, String listener) throws SQLException {
         try (Connection c = db.getConnection()) {
-            if (!c.getMetaData().getTables(null, null, "ledger", null).next()) {
+            if (!c.getMetaData().getTables(null, c.getSchema(), "ledger", null).next()) {
                 return new Totals(0, 0, 0);
             }
             try (PreparedStatement ps = c.prepareStatement(
