@@ -11,7 +11,18 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.idem.spring.listener.app.KafkaManualAckListener;
+import dev.idem.spring.listener.app.LedgerApplication;
+import java.time.Instant;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.common.TopicPartition;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -91,6 +102,46 @@ class KafkaListenerCrashTest {
             System.out.println("[KafkaListenerCrashTest] " + RECORD_MESSAGES + " + " + MESSAGES + " messages (each with up to "
                     + PRODUCER_DUPLICATES + " producer duplicates), " + halts + " halts, ledger exact");
         }
+    }
+
+    /**
+     * In process, ack mode MANUAL_IMMEDIATE: the method's {@code acknowledge()} commits the offset after
+     * the database commit, and the duplicates (sent twice under one id) are acknowledged by the advice
+     * without calling the method: the group's committed offsets reach the end of every partition.
+     */
+    @Test
+    void manualAcknowledgementsAndDuplicatesCommitEveryOffset() throws Exception {
+        String suffix = UUID.randomUUID().toString().substring(0, 8);
+        String topic = "ledger-manual-" + suffix;
+        String group = "ledger-manual-" + suffix;
+        broker.createTopic(topic, 2);
+        long sum = send(topic, 100);  // 100 messages, 5 of them twice
+        try (TestDatabase db = RealServices.postgres();
+             ConfigurableApplicationContext app = new SpringApplicationBuilder(LedgerApplication.class).web(WebApplicationType.NONE).run(
+                     "--spring.datasource.url=" + ((HikariDataSource) db.dataSource()).getJdbcUrl(),
+                     "--spring.kafka.bootstrap-servers=" + broker.bootstrapServers(),
+                     "--spring.kafka.consumer.auto-offset-reset=earliest",
+                     "--spring.kafka.listener.ack-mode=manual_immediate",
+                     "--ledger.kafka.manual-topic=" + topic,
+                     "--ledger.kafka.group=" + group,
+                     "--logging.level.root=ERROR");
+             Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
+            Instant deadline = Instant.now().plus(Duration.ofSeconds(90));
+            while (committed(admin, group) < 105) {
+                assertThat(Instant.now()).as("offsets committed: %d of 105", committed(admin, group)).isBefore(deadline);
+                Thread.sleep(100);
+            }
+
+            assertThat(LedgerRun.totals(db.dataSource(), "manual-kafka")).isEqualTo(new LedgerRun.Totals(100, 100, sum));
+            assertThat(KafkaManualAckListener.CALLS).hasSize(100);
+            assertThat(KafkaManualAckListener.CALLS.values()).allSatisfy(calls -> assertThat(calls.get()).isEqualTo(1));
+        }
+    }
+
+    /** The sum of the group's committed offsets over its partitions: the records it acknowledged. */
+    private static long committed(Admin admin, String group) throws Exception {
+        Map<TopicPartition, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
+        return offsets.values().stream().filter(java.util.Objects::nonNull).mapToLong(OffsetAndMetadata::offset).sum();
     }
 
     /** Sends the messages {@code <n>:<amount>} with their ids, and again the first few hundred (a producer's retry). */
