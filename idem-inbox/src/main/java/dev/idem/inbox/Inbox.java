@@ -96,8 +96,10 @@ public final class Inbox implements Purgeable {
     /** What each of this inbox's own transactions does: claim, handle, count a failure, commit. */
     private final InboxTransaction transaction;
     private final Quarantine quarantine;
+    private final DataSource dataSource;
 
     private Inbox(Builder b, Dialect dialect) {
+        this.dataSource = b.dataSource();
         this.calls = new StoreCalls(new Transactions(b.dataSource()), dialect.displayName() + " inbox");
         this.dialect = dialect;
         this.tableNames = Map.of(Tables.DEFAULT_INBOX_TABLE, b.tableName(), Tables.DEFAULT_QUARANTINE_TABLE, b.quarantineTableName);
@@ -352,6 +354,11 @@ public final class Inbox implements Purgeable {
 
     public Dialect dialect() {
         return dialect;
+    }
+
+    /** The database of the inbox's tables: a caller that runs its own transactions ({@link #claim}) uses its connections. */
+    public DataSource dataSource() {
+        return dataSource;
     }
 
     public String tableName() {

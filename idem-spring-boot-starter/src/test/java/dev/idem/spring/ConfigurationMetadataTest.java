@@ -11,7 +11,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The configuration metadata that spring-boot-configuration-processor generates from
- * {@link IdemProperties} (merged with the additional metadata), which IDEs use to complete and
+ * {@link IdemProperties} and {@link IdemInboxProperties} (merged with the additional metadata), which IDEs use to complete and
  * document {@code idem.*}: every property is there, described, with its default.
  */
 class ConfigurationMetadataTest {
@@ -54,7 +54,9 @@ class ConfigurationMetadataTest {
                 Map.entry("idem.sweeper.interval", "1m"),
                 Map.entry("idem.sweeper.batch-size", "500"),
                 Map.entry("idem.scope.credential-header", "\"\""),
-                Map.entry("idem.filter.order", "-90"));
+                Map.entry("idem.filter.order", "-90"),
+                Map.entry("idem.inbox.max-attempts", "5"),
+                Map.entry("idem.inbox.retention", "7d"));
 
         assertThat(properties.keySet()).containsExactlyInAnyOrderElementsOf(defaults.keySet());
         defaults.forEach((name, value) -> {

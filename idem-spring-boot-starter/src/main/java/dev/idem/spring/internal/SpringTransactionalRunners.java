@@ -59,19 +59,31 @@ public final class SpringTransactionalRunners implements TransactionalRunners {
         }
         TransactionalIdem tx = TransactionalIdem.of(idem);
         DataSource dataSource = tx.dataSource();
-        TransactionTemplate template = templates.computeIfAbsent(dataSource, ds -> new TransactionTemplate(manager(ds, where)));
-        return new Runner(tx, dataSource, template);
+        return new Runner(tx, dataSource, template(dataSource, "@Idempotent(transactional = true) on " + where, "the idem store's"));
     }
 
-    private PlatformTransactionManager manager(DataSource dataSource, String where) {
+    /**
+     * The transaction template ({@code REQUIRED}) over the manager of {@code dataSource}, for every
+     * part of idem that runs work in Spring's transaction on that database: transactional endpoints
+     * and idempotent listener methods.
+     *
+     * @param user  what needs it, for the message ({@code "@IdempotentListener on Bean#method"})
+     * @param owner whose DataSource it is, for the message ({@code "the inbox's"})
+     * @throws IllegalStateException if no transaction manager binds {@code dataSource}
+     */
+    public TransactionTemplate template(DataSource dataSource, String user, String owner) {
+        return templates.computeIfAbsent(dataSource, ds -> new TransactionTemplate(manager(ds, user, owner)));
+    }
+
+    private PlatformTransactionManager manager(DataSource dataSource, String user, String owner) {
         List<PlatformTransactionManager> candidates = managers.orderedStream().collect(Collectors.toList());
         for (PlatformTransactionManager candidate : candidates) {
             if (manages(candidate, dataSource)) {
                 return candidate;
             }
         }
-        throw new IllegalStateException("@Idempotent(transactional = true) on " + where + " needs a PlatformTransactionManager"
-                + " whose transactions bind the idem store's DataSource (such as the JdbcTransactionManager of"
+        throw new IllegalStateException(user + " needs a PlatformTransactionManager"
+                + " whose transactions bind " + owner + " DataSource (such as the JdbcTransactionManager of"
                 + " spring-boot-starter-jdbc); found " + (candidates.isEmpty() ? "no PlatformTransactionManager bean"
                 : candidates.size() + " for other resources: " + candidates.stream().map(m -> m.getClass().getName())
                 .collect(Collectors.joining(", "))));

@@ -1,0 +1,40 @@
+package dev.idem.spring;
+
+import java.time.Duration;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * {@code idem.inbox.*}: the inbox that {@link IdempotentListener} methods claim their messages in,
+ * built on the application's {@code DataSource} unless the application defines an {@code Inbox} bean.
+ * Its tables are created with {@code idem.schema.initialize}.
+ */
+@ConfigurationProperties("idem.inbox")
+public class IdemInboxProperties {
+    /**
+     * Failed deliveries of one message before it is moved to the quarantine (and acknowledged); a
+     * listener method's failure below it is rethrown to the container, which redelivers.
+     */
+    private int maxAttempts = 5;
+
+    /**
+     * How long a processed message id is remembered; must outlive the broker's redelivery horizon
+     * (Kafka: how far consumers may rewind; RabbitMQ: how long a message may stay unacknowledged).
+     */
+    private Duration retention = Duration.ofDays(7);
+
+    public int getMaxAttempts() {
+        return maxAttempts;
+    }
+
+    public void setMaxAttempts(int maxAttempts) {
+        this.maxAttempts = maxAttempts;
+    }
+
+    public Duration getRetention() {
+        return retention;
+    }
+
+    public void setRetention(Duration retention) {
+        this.retention = retention;
+    }
+}

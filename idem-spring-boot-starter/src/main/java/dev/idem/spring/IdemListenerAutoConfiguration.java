@@ -1,0 +1,76 @@
+package dev.idem.spring;
+
+import dev.idem.inbox.Inbox;
+import dev.idem.spring.internal.listener.IdempotentListenerPostProcessor;
+import dev.idem.spring.internal.listener.ListenerBroker;
+import dev.idem.spring.internal.listener.kafka.KafkaListenerBroker;
+import dev.idem.spring.internal.listener.rabbit.RabbitListenerBroker;
+import java.util.ArrayList;
+import java.util.List;
+import javax.sql.DataSource;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Lazy;
+import org.springframework.context.annotation.Role;
+import org.springframework.jdbc.datasource.DataSourceUtils;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.util.ClassUtils;
+
+/**
+ * {@link IdempotentListener} methods: an {@link Inbox} on the application's {@link DataSource}
+ * ({@code idem.inbox.*}; its tables created unless {@code idem.schema.initialize=false}) unless the
+ * application defines one, and the post-processor that advises the annotated {@code @KafkaListener}
+ * (with spring-kafka and idem-kafka on the class path) and {@code @RabbitListener} (with spring-rabbit)
+ * methods. Needs spring-jdbc, whose transaction manager the methods run in.
+ */
+@AutoConfiguration(after = IdemAutoConfiguration.class, afterName = {
+        "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+        "org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration",
+        "org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration",
+        "org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration"})
+@ConditionalOnClass({Inbox.class, PlatformTransactionManager.class, DataSourceUtils.class})
+@ConditionalOnBooleanProperty(name = "idem.enabled", matchIfMissing = true)
+@EnableConfigurationProperties({IdemInboxProperties.class, IdemProperties.class})
+public class IdemListenerAutoConfiguration {
+
+    /**
+     * The inbox on the application's DataSource; its tables are created or upgraded unless
+     * {@code idem.schema.initialize=false}. Lazy: an application without idempotent listeners gets no tables.
+     */
+    @Bean
+    @Lazy
+    @ConditionalOnMissingBean
+    @ConditionalOnSingleCandidate(DataSource.class)
+    public Inbox idemInbox(DataSource dataSource, IdemInboxProperties inbox, IdemProperties properties) {
+        Inbox built = Inbox.builder(dataSource).maxAttempts(inbox.getMaxAttempts()).retention(inbox.getRetention()).build();
+        if (properties.getSchema().isInitialize()) {
+            built.migrate();
+        }
+        return built;
+    }
+
+    /** Advises the {@link IdempotentListener} methods; static, as a post-processor must be. */
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    @ConditionalOnMissingBean
+    public static IdempotentListenerPostProcessor idempotentListenerPostProcessor(ObjectProvider<Inbox> inbox,
+                                                                                  ObjectProvider<PlatformTransactionManager> managers) {
+        ClassLoader loader = IdemListenerAutoConfiguration.class.getClassLoader();
+        List<ListenerBroker> brokers = new ArrayList<>();
+        if (ClassUtils.isPresent("org.springframework.kafka.annotation.KafkaListener", loader)
+                && ClassUtils.isPresent("dev.idem.kafka.KafkaMessageIds", loader)) {
+            brokers.add(new KafkaListenerBroker());
+        }
+        if (ClassUtils.isPresent("org.springframework.amqp.rabbit.annotation.RabbitListener", loader)) {
+            brokers.add(new RabbitListenerBroker());
+        }
+        return new IdempotentListenerPostProcessor(brokers, inbox, managers);
+    }
+}
