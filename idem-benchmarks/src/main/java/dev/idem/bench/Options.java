@@ -10,11 +10,11 @@ import java.util.Set;
 
 /** Command line of {@code ./idem bench}. */
 final class Options {
-    static final Set<String> ALL_PARTS = Set.of("store", "endpoint", "inbox", "growth");
+    static final Set<String> ALL_PARTS = Set.of("store", "endpoint", "inbox", "peers", "growth");
     static final List<String> BACKENDS = List.of("postgresql", "sqlite", OwnServerBench.MARIADB, OwnServerBench.REDIS_RAW,
             RedisStoreBench.ONE, RedisStoreBench.CLUSTER);
 
-    Set<String> parts = new LinkedHashSet<>(List.of("store", "endpoint", "inbox", "growth"));
+    Set<String> parts = new LinkedHashSet<>(List.of("store", "endpoint", "inbox", "peers", "growth"));
     Duration duration = Duration.ofSeconds(8);
     Duration warmup = null;
     List<Integer> threads = List.of(1, 8, 32);
@@ -31,7 +31,8 @@ final class Options {
 
     static final String USAGE = String.join("\n",
             "usage: ./idem bench [options]",
-            "  --parts store,endpoint,inbox,growth   which parts to run (default: all)",
+            "  --parts store,endpoint,inbox,peers,growth   which parts to run (default: all); peers: the inbox claim against",
+            "                                Spring Integration's JdbcMetadataStore and Camel's JdbcMessageIdRepository",
             "  --duration 8s                 measured window of each case (default 8s); warm-up is a third of it",
             "  --warmup 3s                   warm-up of each case (default: duration/3, at least 1s)",
             "  --threads 1,8,32              store thread counts (default 1,8,32)",
@@ -95,7 +96,7 @@ final class Options {
                 for (String p : value.split(",")) {
                     String part = p.trim().toLowerCase(Locale.ROOT);
                     if (!ALL_PARTS.contains(part)) {
-                        throw new IllegalArgumentException("unknown part '" + part + "'; parts are store, endpoint, inbox, growth");
+                        throw new IllegalArgumentException("unknown part '" + part + "'; parts are store, endpoint, inbox, peers, growth");
                     }
                     parts.add(part);
                 }

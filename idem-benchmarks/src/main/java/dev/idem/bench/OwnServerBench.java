@@ -68,12 +68,16 @@ final class OwnServerBench {
         Measured run(Duration warmup, Duration window, List<Latencies> latencies) throws Exception;
     }
 
+    Measured[] inTurns(Round a, Round b) throws Exception {
+        return inTurns(options, a, b);
+    }
+
     /**
      * Two lines measured in turns, A B B A, each round half the window after half the warm-up: on a
      * shared machine a change in background load then falls on both alike, so their ratio holds
      * where the rates do not.
      */
-    Measured[] inTurns(Round a, Round b) throws Exception {
+    static Measured[] inTurns(Options options, Round a, Round b) throws Exception {
         Duration warmup = options.warmup.dividedBy(2);
         Duration window = options.duration.dividedBy(2);
         List<Measured> aRounds = new ArrayList<>();
@@ -84,7 +88,12 @@ final class OwnServerBench {
         bRounds.add(b.run(warmup, window, bLatencies));
         bRounds.add(b.run(warmup, window, bLatencies));
         aRounds.add(a.run(warmup, window, aLatencies));
-        return new Measured[] {LoadLoop.merge(aRounds, aLatencies), LoadLoop.merge(bRounds, bLatencies)};
+        return new Measured[] {merged(aRounds, aLatencies), merged(bRounds, bLatencies)};
+    }
+
+    /** Rounds as one line, keeping their units per operation (a batch counts its messages). */
+    private static Measured merged(List<Measured> rounds, List<Latencies> latencies) {
+        return LoadLoop.merge(rounds, latencies).withUnits(rounds.get(0).unitsPerOp());
     }
 
     // ---- MariaDB ------------------------------------------------------------------------------
