@@ -20,7 +20,7 @@ final class Options {
     List<Integer> threads = List.of(1, 8, 32);
     Set<String> backends = new LinkedHashSet<>(List.of("postgresql", "sqlite", OwnServerBench.MARIADB, OwnServerBench.REDIS_RAW));
     String pgUrl = firstNonBlank(System.getenv("IDEM_PG_URL"), "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
-    String mariadbUrl = firstNonBlank(System.getenv("IDEM_MARIADB_URL"), "jdbc:mariadb://127.0.0.1:3306/test?user=root");
+    String mariadbUrl = firstNonBlank(System.getenv("IDEM_MYSQL_URL"), "jdbc:mariadb://127.0.0.1:3306/test?user=root");
     Path out = Path.of("data/bench");
     int connections = 8;
     Duration growth = null;
@@ -49,7 +49,7 @@ final class Options {
             "  --no-cache                    skip the replay lines with the completed-response cache",
             "  --pg-url URL                  admin JDBC URL (default IDEM_PG_URL or jdbc:postgresql://127.0.0.1:5432/test?user=postgres);",
             "                                a database idem_bench_<pid> is created there and dropped at the end",
-            "  --mariadb-url URL             admin JDBC URL for mariadb (default IDEM_MARIADB_URL or jdbc:mariadb://127.0.0.1:3306/test?user=root);",
+            "  --mariadb-url URL             admin JDBC URL for mariadb (default IDEM_MYSQL_URL or jdbc:mariadb://127.0.0.1:3306/test?user=root);",
             "                                a database idem_bench_<pid> is created there and dropped at the end",
             "  --out data/bench              where the table and JSON go",
             "  --label text                  a note stored with the results");

@@ -23,7 +23,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * {@code JdbcMetadataStore.putIfAbsent} (the store behind its idempotent receiver) and Camel's
  * {@code JdbcMessageIdRepository.add} (camel-sql's idempotent repository), against idem's
  * {@link Inbox} claim with no effect of its own: per message (one transaction each) and batched
- * (one transaction for {@value #BATCH} messages; the peers through Spring's {@link TransactionTemplate},
+ * (one transaction for {@value #BATCH} messages by default; the peers through Spring's {@link TransactionTemplate},
  * their calls joining it). Their tables are made with their documented DDL, in a schema of their own.
  */
 final class PeerInboxBench {
@@ -39,10 +39,17 @@ final class PeerInboxBench {
 
     private final Options options;
     private final Postgres pg;
+    private final int batch;
 
     PeerInboxBench(Options options, Postgres pg) {
+        this(options, pg, BATCH);
+    }
+
+    /** With batches of {@code batch} messages (the smoke test's are small). */
+    PeerInboxBench(Options options, Postgres pg, int batch) {
         this.options = options;
         this.pg = pg;
+        this.batch = batch;
     }
 
     List<Row> run() throws Exception {
@@ -79,22 +86,22 @@ final class PeerInboxBench {
                 rows.add(new Row("peers", "claim per message: Camel JdbcMessageIdRepository.add", "PostgreSQL", 1, camelRun, "msg/s", null,
                         Double.NaN, "SELECT COUNT + INSERT, 1 tx each").compare("idem", idem));
 
-                Bench.progress("peers: batched " + BATCH + ", idem processBatchAtOnce");
+                Bench.progress("peers: batched " + batch + ", idem processBatchAtOnce");
                 Measured idemBatch = batched(ids -> {
                     List<InboxMessage> messages = ids.stream().map(InboxMessage::of).toList();
                     return inbox.processBatchAtOnce(CONSUMER, messages, nothingAtOnce).stream()
                             .allMatch(o -> o.status() == InboxOutcome.Status.PROCESSED);
                 });
-                Bench.progress("peers: batched " + BATCH + ", Spring Integration in one transaction");
+                Bench.progress("peers: batched " + batch + ", Spring Integration in one transaction");
                 Measured springBatch = batched(ids -> inOneTransaction(transactions, ids, springOne));
-                Bench.progress("peers: batched " + BATCH + ", Camel in one transaction");
+                Bench.progress("peers: batched " + batch + ", Camel in one transaction");
                 Measured camelBatch = batched(ids -> inOneTransaction(transactions, ids, camelOne));
-                String batch = "batched " + BATCH + " (1 tx): ";
-                rows.add(new Row("peers", batch + "idem processBatchAtOnce", "PostgreSQL", 1, idemBatch, "msg/s", null, Double.NaN,
+                String batched = "batched " + batch + " (1 tx): ";
+                rows.add(new Row("peers", batched + "idem processBatchAtOnce", "PostgreSQL", 1, idemBatch, "msg/s", null, Double.NaN,
                         "one claim statement").compare("idem per message", idem));
-                rows.add(new Row("peers", batch + "Spring Integration putIfAbsent each", "PostgreSQL", 1, springBatch, "msg/s", null,
+                rows.add(new Row("peers", batched + "Spring Integration putIfAbsent each", "PostgreSQL", 1, springBatch, "msg/s", null,
                         Double.NaN, "TransactionTemplate").compare("idem", idemBatch));
-                rows.add(new Row("peers", batch + "Camel add each", "PostgreSQL", 1, camelBatch, "msg/s", null, Double.NaN,
+                rows.add(new Row("peers", batched + "Camel add each", "PostgreSQL", 1, camelBatch, "msg/s", null, Double.NaN,
                         "TransactionTemplate").compare("idem", idemBatch));
             } finally {
                 camel.stop();
@@ -136,14 +143,14 @@ final class PeerInboxBench {
         return LoadLoop.run(1, options.warmup, options.duration, t -> {
             SplittableRandom random = new SplittableRandom(ThreadLocalRandom.current().nextLong());
             return () -> {
-                List<String> ids = new ArrayList<>(BATCH);
-                for (int i = 0; i < BATCH; i++) {
+                List<String> ids = new ArrayList<>(batch);
+                for (int i = 0; i < batch; i++) {
                     ids.add(StoreBench.newKey(random));
                 }
                 if (!claimAll.test(ids)) {
                     throw new AssertionError("a new message id was taken for a repeat");
                 }
             };
-        }).withUnits(BATCH);
+        }).withUnits(batch);
     }
 }
