@@ -220,10 +220,11 @@ final class OwnServerBench {
             Bench.progress("redis-server not found: the Redis lines against the raw client are left out");
             return List.of();
         }
+        // Absolute: redis-server changes into its --dir before it opens its log file.
         Bench.progress("redis-raw: starting a master and its replica");
         List<Row> rows = new ArrayList<>();
         RedisClient client = null;
-        try (StandaloneRedis single = StandaloneRedis.start(server.get(), work);
+        try (StandaloneRedis single = StandaloneRedis.start(server.get(), work.toAbsolutePath());
              RedisIdempotencyStore store = RedisIdempotencyStore.builder(single.uri()).build()) {
             client = RedisClient.create(single.uri());
             try (StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE)) {
