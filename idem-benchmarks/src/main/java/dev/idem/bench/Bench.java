@@ -74,6 +74,9 @@ public final class Bench {
             if (options.parts.contains("inbox")) {
                 rows.addAll(new InboxBench(options, pg, work).run());
             }
+            if (options.parts.contains("peers")) {
+                rows.addAll(new PeerInboxBench(options, pg).run());
+            }
             if (options.parts.contains("growth")) {
                 GrowthBench growth = new GrowthBench(options, pg);
                 rows.addAll(growth.run());

@@ -29,6 +29,7 @@ final class InboxBench {
     static final int[] BATCHES = {100, 500};
     static final Duration RETENTION = Duration.ofDays(7);
     static final String INSERT_EVENT = "INSERT INTO bench_event (consumer, message_id, amount) VALUES (?, ?, ?)";
+    static final String INSERT_EVENTS = "INSERT INTO bench_event (consumer, message_id, amount) SELECT ?, unnest(?::text[]), 100";
 
     private final Options options;
     private final Postgres pg;
@@ -101,6 +102,18 @@ final class InboxBench {
                     ps.executeBatch();
                 }
             };
+            // The same rows as the JDBC batch, written by one statement with the ids bound as one array:
+            // what pgbench's generate_series insert does, so the line compares the inbox, not the handler.
+            InboxBatchHandler arrayHandler = (c, messages) -> {
+                java.sql.Array ids = c.createArrayOf("text", messages.stream().map(InboxMessage::id).toArray());
+                try (PreparedStatement ps = c.prepareStatement(INSERT_EVENTS)) {
+                    ps.setString(1, CONSUMER);
+                    ps.setArray(2, ids);
+                    ps.executeUpdate();
+                } finally {
+                    ids.free();
+                }
+            };
             for (int size : BATCHES) {
                 clear();
                 Bench.progress("inbox batched " + size + " (Inbox.processBatch, a statement per message)");
@@ -108,16 +121,33 @@ final class InboxBench {
                 clear();
                 Bench.progress("inbox batched " + size + " (Inbox.processBatchAtOnce, one JDBC batch)");
                 Measured atOnce = batched(size, messages -> inbox.processBatchAtOnce(CONSUMER, messages, batchHandler));
+                Measured atOnceArray;
                 Measured bench = null;
                 if (options.pgbench && PgBench.available()) {
+                    // The line the target is set on and its pgbench line, measured in turns.
+                    Bench.progress("inbox batched " + size + " (processBatchAtOnce, one array-bound statement) and pgbench batched, in turns");
+                    Measured[] pair = OwnServerBench.inTurns(options,
+                            (warmup, window, latencies) -> {
+                                clear();
+                                return batched(size, warmup, window, latencies, messages -> inbox.processBatchAtOnce(CONSUMER, messages, arrayHandler));
+                            },
+                            (warmup, window, latencies) -> {
+                                clear();
+                                return PgBench.run(pg, pgbenchScript(size), 1, warmup, window, Map.of(), work, latencies).withUnits(size);
+                            });
+                    atOnceArray = pair[0];
+                    bench = pair[1];
+                } else {
                     clear();
-                    Bench.progress("inbox pgbench batched " + size);
-                    bench = PgBench.run(pg, pgbenchScript(size), 1, options.warmup, options.duration, Map.of(), work).withUnits(size);
+                    Bench.progress("inbox batched " + size + " (Inbox.processBatchAtOnce, one array-bound statement)");
+                    atOnceArray = batched(size, messages -> inbox.processBatchAtOnce(CONSUMER, messages, arrayHandler));
                 }
                 rows.add(new Row("inbox", "batched " + size + ", processBatch (handler per message)", "PostgreSQL", 1, batched, "msg/s",
                         null, Double.NaN, ofPgbench("latency per batch", batched, bench)).compare("per message", perMessage));
                 rows.add(new Row("inbox", "batched " + size + ", processBatchAtOnce (JDBC batch)", "PostgreSQL", 1, atOnce, "msg/s",
                         null, Double.NaN, ofPgbench("latency per batch", atOnce, bench)).compare("per message", perMessage));
+                rows.add(new Row("inbox", "batched " + size + ", processBatchAtOnce (1 array-bound statement)", "PostgreSQL", 1, atOnceArray,
+                        "msg/s", null, Double.NaN, ofPgbench("latency per batch", atOnceArray, bench)).compare("per message", perMessage));
                 if (bench != null) {
                     rows.add(new Row("inbox", "pgbench batched " + size + " (same rows, 1 tx)", "PostgreSQL", 1, bench, "msg/s", null,
                             Double.NaN, "latency per batch"));
@@ -129,7 +159,12 @@ final class InboxBench {
 
     private Measured batched(int size, Function<List<InboxMessage>, List<InboxOutcome>> process)
             throws InterruptedException {
-        return LoadLoop.run(1, options.warmup, options.duration, t -> {
+        return batched(size, options.warmup, options.duration, new ArrayList<>(), process);
+    }
+
+    private static Measured batched(int size, Duration warmup, Duration window, List<Latencies> latencies,
+                                    Function<List<InboxMessage>, List<InboxOutcome>> process) throws InterruptedException {
+        return LoadLoop.run(1, warmup, window, t -> {
             SplittableRandom random = new SplittableRandom(ThreadLocalRandom.current().nextLong());
             return () -> {
                 List<InboxMessage> batch = new ArrayList<>(size);
@@ -142,7 +177,7 @@ final class InboxBench {
                     }
                 }
             };
-        }).withUnits(size);
+        }, latencies).withUnits(size);
     }
 
     private static String ofPgbench(String note, Measured m, Measured bench) {

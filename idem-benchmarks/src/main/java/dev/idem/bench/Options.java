@@ -10,15 +10,17 @@ import java.util.Set;
 
 /** Command line of {@code ./idem bench}. */
 final class Options {
-    static final Set<String> ALL_PARTS = Set.of("store", "endpoint", "inbox", "growth");
-    static final List<String> BACKENDS = List.of("postgresql", "sqlite", RedisStoreBench.ONE, RedisStoreBench.CLUSTER);
+    static final Set<String> ALL_PARTS = Set.of("store", "endpoint", "inbox", "peers", "growth");
+    static final List<String> BACKENDS = List.of("postgresql", "sqlite", OwnServerBench.MARIADB, OwnServerBench.REDIS_RAW,
+            RedisStoreBench.ONE, RedisStoreBench.CLUSTER);
 
-    Set<String> parts = new LinkedHashSet<>(List.of("store", "endpoint", "inbox", "growth"));
+    Set<String> parts = new LinkedHashSet<>(List.of("store", "endpoint", "inbox", "peers", "growth"));
     Duration duration = Duration.ofSeconds(8);
     Duration warmup = null;
     List<Integer> threads = List.of(1, 8, 32);
-    Set<String> backends = new LinkedHashSet<>(List.of("postgresql", "sqlite"));
+    Set<String> backends = new LinkedHashSet<>(List.of("postgresql", "sqlite", OwnServerBench.MARIADB, OwnServerBench.REDIS_RAW));
     String pgUrl = firstNonBlank(System.getenv("IDEM_PG_URL"), "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
+    String mariadbUrl = firstNonBlank(System.getenv("IDEM_MYSQL_URL"), "jdbc:mariadb://127.0.0.1:3306/test?user=root");
     Path out = Path.of("data/bench");
     int connections = 8;
     Duration growth = null;
@@ -29,11 +31,15 @@ final class Options {
 
     static final String USAGE = String.join("\n",
             "usage: ./idem bench [options]",
-            "  --parts store,endpoint,inbox,growth   which parts to run (default: all)",
+            "  --parts store,endpoint,inbox,peers,growth   which parts to run (default: all); peers: the inbox claim against",
+            "                                Spring Integration's JdbcMetadataStore and Camel's JdbcMessageIdRepository",
             "  --duration 8s                 measured window of each case (default 8s); warm-up is a third of it",
             "  --warmup 3s                   warm-up of each case (default: duration/3, at least 1s)",
             "  --threads 1,8,32              store thread counts (default 1,8,32)",
-            "  --backends postgresql,sqlite  store backends (default postgresql,sqlite); also redis (a private master and its",
+            "  --backends postgresql,sqlite,mariadb,redis-raw",
+            "                                store backends (default: these four): mariadb and redis-raw each set idem's store",
+            "                                against the same SQL / Lua scripts sent by the raw client (MariaDB driver, Lettuce",
+            "                                EVALSHA on a private master and replica); also redis (a private master and its",
             "                                replica) and redis-cluster (a private cluster: 3 masters, 3 replicas), each started",
             "                                for the run, without and with replica acknowledgement (WAIT 1); both: ratio 3 : 1 master",
             "  --connections 8               HTTP connections of the endpoint load driver (default 8)",
@@ -42,6 +48,8 @@ final class Options {
             "  --no-pgbench                  skip the pgbench lines",
             "  --no-cache                    skip the replay lines with the completed-response cache",
             "  --pg-url URL                  admin JDBC URL (default IDEM_PG_URL or jdbc:postgresql://127.0.0.1:5432/test?user=postgres);",
+            "                                a database idem_bench_<pid> is created there and dropped at the end",
+            "  --mariadb-url URL             admin JDBC URL for mariadb (default IDEM_MYSQL_URL or jdbc:mariadb://127.0.0.1:3306/test?user=root);",
             "                                a database idem_bench_<pid> is created there and dropped at the end",
             "  --out data/bench              where the table and JSON go",
             "  --label text                  a note stored with the results");
@@ -88,7 +96,7 @@ final class Options {
                 for (String p : value.split(",")) {
                     String part = p.trim().toLowerCase(Locale.ROOT);
                     if (!ALL_PARTS.contains(part)) {
-                        throw new IllegalArgumentException("unknown part '" + part + "'; parts are store, endpoint, inbox, growth");
+                        throw new IllegalArgumentException("unknown part '" + part + "'; parts are store, endpoint, inbox, peers, growth");
                     }
                     parts.add(part);
                 }
@@ -124,6 +132,12 @@ final class Options {
                 }
             }
             case "--pg-url" -> pgUrl = value;
+            case "--mariadb-url" -> {
+                if (!value.startsWith("jdbc:mariadb://")) {
+                    throw new IllegalArgumentException("--mariadb-url must be a jdbc:mariadb:// URL");
+                }
+                mariadbUrl = value;
+            }
             case "--out" -> out = Path.of(value);
             case "--label" -> label = value;
             default -> throw new IllegalArgumentException("unknown option " + option + "\n" + USAGE);

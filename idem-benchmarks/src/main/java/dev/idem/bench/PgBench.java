@@ -83,6 +83,12 @@ final class PgBench {
      */
     static Measured run(Postgres pg, String script, int clients, Duration warmup, Duration window, Map<String, String> defines,
                         Path workDir) throws IOException, InterruptedException {
+        return run(pg, script, clients, warmup, window, defines, workDir, new ArrayList<>());
+    }
+
+    /** As above, adding the transactions' latencies to {@code latencies} (a line measured in rounds merges them). */
+    static Measured run(Postgres pg, String script, int clients, Duration warmup, Duration window, Map<String, String> defines,
+                        Path workDir, List<Latencies> latencies) throws IOException, InterruptedException {
         if (!available()) {
             throw new IllegalStateException("pgbench not found (PATH, /usr/bin, /usr/lib/postgresql/*/bin); install postgresql-client or set PGBENCH");
         }
@@ -94,7 +100,7 @@ final class PgBench {
         try {
             exec(pg, file, clients, warmup, defines, null);
             exec(pg, file, clients, window, defines, logDir.resolve("pgbench_log"));
-            return readLogs(logDir, window);
+            return readLogs(logDir, window, latencies);
         } finally {
             Files.deleteIfExists(file);
             try (Stream<Path> logs = Files.list(logDir)) {
@@ -139,7 +145,7 @@ final class PgBench {
     }
 
     /** Lines: client_id transaction_no time_us script_no epoch epoch_us; the third is the transaction's latency. */
-    private static Measured readLogs(Path logDir, Duration window) throws IOException {
+    private static Measured readLogs(Path logDir, Duration window, List<Latencies> latencies) throws IOException {
         List<Long> all = new ArrayList<>();
         try (Stream<Path> logs = Files.list(logDir)) {
             for (Path log : (Iterable<Path>) logs::iterator) {
@@ -152,6 +158,11 @@ final class PgBench {
             }
         }
         long[] nanos = all.stream().mapToLong(Long::longValue).toArray();
+        Latencies recorded = new Latencies();
+        for (long n : nanos) {
+            recorded.add(n);
+        }
+        latencies.add(recorded);
         double[] p = Latencies.percentilesOf(nanos);
         return new Measured(nanos.length, window.toNanos() / 1e9, p[0], p[1], 0, 1);
     }

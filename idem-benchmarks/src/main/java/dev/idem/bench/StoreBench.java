@@ -117,6 +117,7 @@ final class StoreBench {
                 }
             }
         }
+        rows.addAll(new OwnServerBench(options, work).run());
         if (RedisStoreBench.wanted(options)) {
             rows.addAll(new RedisStoreBench(options, work).run());
         }

@@ -83,6 +83,58 @@ class HarnessSmokeTest {
     }
 
     @Test
+    void mariadbAndRedisStoresRunAgainstTheirRawClients() throws Exception {
+        if (StandaloneRedis.binary("redis-server").isEmpty()) {
+            RealServices.unavailable(RedisCluster.SERVICE, "redis-server is needed to start a master for the redis-raw lines");
+        }
+        Options options = Options.parse(new String[] {"--duration", "400ms", "--warmup", "200ms", "--threads", "2",
+                "--backends", "mariadb,redis-raw", "--mariadb-url", RealServices.mariadbUrl()});
+        List<Row> rows = new OwnServerBench(options, dir).run();
+        assertThat(rows).extracting(Row::backend, Row::name).containsExactly(
+                tuple("MariaDB", "claim+complete (idem)"),
+                tuple("MariaDB", "claim+complete (same SQL, raw driver)"),
+                tuple("Redis, 1 master", "claim+complete (idem), no WAIT"),
+                tuple("Redis, 1 master", "claim+complete (same scripts, raw EVALSHA)"));
+        assertThat(rows).allSatisfy(row -> {
+            assertThat(row.measured().ops()).isPositive();
+            assertThat(row.measured().errors()).isZero();
+        });
+        assertThat(rows.get(0).ratioTo()).isEqualTo("raw driver");
+        assertThat(rows.get(2).ratioTo()).isEqualTo("raw EVALSHA");
+        assertThat(List.of(rows.get(0), rows.get(2))).allSatisfy(row -> assertThat(row.ratio()).isPositive().isFinite());
+    }
+
+    @Test
+    void inboxAndPeerLinesRunOnPostgres() throws Exception {
+        // Without pgbench here (its runs last whole seconds); the pgbench test below runs it, the store test the rounds in turns.
+        Options options = Options.parse(new String[] {"--duration", "400ms", "--warmup", "200ms", "--parts", "inbox,peers", "--no-pgbench"});
+        try (Postgres pg = new Postgres(RealServices.postgresUrl())) {
+            List<Row> inbox = new InboxBench(options, pg, dir).run();
+            // Batches of 10: the peers' batches of 100 (200 statements for Camel) may outlast a short window on a busy machine.
+            // and the frameworks' first calls are slow: a longer warm-up and window too.
+            Options longer = Options.parse(new String[] {"--duration", "1500ms", "--warmup", "1s"});
+            List<Row> peers = new PeerInboxBench(longer, pg, 10).run();
+            assertThat(inbox).extracting(Row::name).contains("batched 100, processBatchAtOnce (1 array-bound statement)",
+                    "batched 500, processBatchAtOnce (1 array-bound statement)");
+            assertThat(peers).extracting(Row::name).containsExactly(
+                    "claim per message: idem Inbox.process",
+                    "claim per message: Spring Integration JdbcMetadataStore.putIfAbsent",
+                    "claim per message: Camel JdbcMessageIdRepository.add",
+                    "batched 10 (1 tx): idem processBatchAtOnce",
+                    "batched 10 (1 tx): Spring Integration putIfAbsent each",
+                    "batched 10 (1 tx): Camel add each");
+            // The lines this harness added; a batch of processBatch may take longer than this short window on a busy machine.
+            assertThat(inbox).filteredOn(row -> row.name().contains("array-bound"))
+                    .hasSize(2).allSatisfy(row -> assertThat(row.measured().ops()).isPositive());
+            assertThat(peers).allSatisfy(row -> {
+                assertThat(row.measured().ops()).isPositive();
+                assertThat(row.measured().errors()).isZero();
+            });
+            assertThat(peers.subList(1, 6)).allSatisfy(row -> assertThat(row.ratio()).isPositive().isFinite());
+        }
+    }
+
+    @Test
     void pgbenchRunsTheStoresOwnStatements() throws Exception {
         SqlStatements sql = SqlStatements.load(Dialect.POSTGRESQL, "idem_record", List.of());
         String script = StoreBench.pgbenchScript();
@@ -173,7 +225,7 @@ class HarnessSmokeTest {
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> Options.parse(new String[] {"--parts", "store,nope"}))
                 .hasMessageContaining("unknown part 'nope'");
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> Options.parse(new String[] {"--backends", "redis,mongodb"}))
-                .hasMessageContaining("unknown backend 'mongodb'; backends are postgresql, sqlite, redis, redis-cluster");
+                .hasMessageContaining("unknown backend 'mongodb'; backends are postgresql, sqlite, mariadb, redis-raw, redis, redis-cluster");
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> Options.parse(new String[] {"--duration", "soon"}))
                 .hasMessageContaining("--duration must be a duration");
         Options o = Options.parse(new String[] {"--parts=store", "--duration=9s"});

@@ -4,6 +4,7 @@ import dev.idem.jdbc.internal.Guard;
 import dev.idem.jdbc.internal.Jdbc;
 import dev.idem.jdbc.internal.MessageHeaders;
 import dev.idem.jdbc.internal.SqlStatements;
+import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -24,13 +25,20 @@ import java.util.Set;
  * {@link Inbox} decides the transactions around them; the {@link Quarantine} reuses the updates.
  */
 final class InboxRows {
+    private static final String ROWS = "{rows}";
     private final SqlStatements sql;
     private final Duration retention;
     private final int maxAttempts;
     private final InboxListener listener;
+    /**
+     * Whether the dialect's claim binds the ids as one array (no {@value #ROWS} in its text): one
+     * statement text for every batch size, three parameters; else a VALUES row of three per id.
+     */
+    private final boolean arrayBoundClaim;
 
     InboxRows(SqlStatements sql, Duration retention, int maxAttempts, InboxListener listener) {
         this.sql = sql;
+        this.arrayBoundClaim = !sql.get("inbox_claim").contains(ROWS);
         this.retention = retention;
         this.maxAttempts = maxAttempts;
         this.listener = listener;
@@ -49,22 +57,47 @@ final class InboxRows {
         long retentionMs = retention.toMillis();
         for (int from = 0; from < all.size(); from += Inbox.CLAIM_CHUNK) {
             List<String> chunk = all.subList(from, Math.min(all.size(), from + Inbox.CLAIM_CHUNK));
-            String statement = sql.expand("inbox_claim", "{rows}", sql.get("inbox_claim_row"), chunk.size());
-            try (PreparedStatement ps = c.prepareStatement(statement)) {
-                int i = 1;
-                for (String id : chunk) {
-                    ps.setString(i++, consumer);
-                    ps.setString(i++, id);
-                    ps.setLong(i++, retentionMs);
-                }
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        claimed.add(rs.getString(1));
-                    }
-                }
+            if (arrayBoundClaim) {
+                claimArray(c, consumer, chunk, retentionMs, claimed);
+            } else {
+                claimRows(c, consumer, chunk, retentionMs, claimed);
             }
         }
         return claimed;
+    }
+
+    /** One {@code VALUES} row of three parameters per id. */
+    private void claimRows(Connection c, String consumer, List<String> ids, long retentionMs, Set<String> claimed) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql.expand("inbox_claim", ROWS, sql.get("inbox_claim_row"), ids.size()))) {
+            int i = 1;
+            for (String id : ids) {
+                ps.setString(i++, consumer);
+                ps.setString(i++, id);
+                ps.setLong(i++, retentionMs);
+            }
+            readIds(ps, claimed);
+        }
+    }
+
+    /** The ids as one text array: the same statement text for every chunk size. */
+    private void claimArray(Connection c, String consumer, List<String> ids, long retentionMs, Set<String> claimed) throws SQLException {
+        Array array = c.createArrayOf("text", ids.toArray());
+        try (PreparedStatement ps = c.prepareStatement(sql.get("inbox_claim"))) {
+            ps.setString(1, consumer);
+            ps.setLong(2, retentionMs);
+            ps.setArray(3, array);
+            readIds(ps, claimed);
+        } finally {
+            array.free();
+        }
+    }
+
+    private static void readIds(PreparedStatement ps, Set<String> claimed) throws SQLException {
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                claimed.add(rs.getString(1));
+            }
+        }
     }
 
     /** Why ids were not claimed: quarantined, or else duplicates (processed, dropped, or purged since). */

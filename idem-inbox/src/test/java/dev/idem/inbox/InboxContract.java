@@ -476,6 +476,45 @@ abstract class InboxContract {
     }
 
     @Test
+    @DisplayName("processBatchAtOnce of 100 messages runs one claim statement, not one per message; duplicates add one")
+    void batchRunsABoundedNumberOfStatements() throws Exception {
+        StatementCounter counter = new StatementCounter(db.dataSource());
+        Inbox counted = Inbox.builder(counter.dataSource()).build();
+        InboxBatchHandler oneStatement = (c, messages) -> {
+            String rows = String.join(", ", Collections.nCopies(messages.size(), "(?, ?, 10)"));
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO ledger (consumer, message_id, amount) VALUES " + rows)) {
+                int i = 1;
+                for (InboxMessage m : messages) {
+                    ps.setString(i++, CONSUMER);
+                    ps.setString(i++, m.id());
+                }
+                ps.executeUpdate();
+            }
+        };
+        List<InboxMessage> fresh = new ArrayList<>();
+        List<InboxMessage> halfSeen = new ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            fresh.add(InboxMessage.of("m-" + i));
+            halfSeen.add(InboxMessage.of("m-" + (i + 50)));
+        }
+        counter.reset();
+
+        List<InboxOutcome> first = counted.processBatchAtOnce(CONSUMER, fresh, oneStatement);
+        List<String> firstStatements = counter.executed();
+        counter.reset();
+        List<InboxOutcome> second = counted.processBatchAtOnce(CONSUMER, halfSeen, oneStatement);
+
+        assertThat(first).extracting(InboxOutcome::status).containsOnly(Status.PROCESSED).hasSize(100);
+        assertThat(firstStatements).as("statements of a batch of 100 new messages").hasSizeLessThanOrEqualTo(3)
+                .filteredOn(sql -> sql.contains("idem_inbox")).hasSize(1);
+        assertThat(statuses(second).subList(0, 50)).containsOnly(Status.DUPLICATE);
+        assertThat(statuses(second).subList(50, 100)).containsOnly(Status.PROCESSED);
+        assertThat(counter.executed()).as("statements of a batch of 50 duplicates and 50 new messages")
+                .hasSizeLessThanOrEqualTo(3).filteredOn(sql -> sql.contains("idem_inbox")).hasSize(2);
+        assertThat(ledgerRows()).isEqualTo(150);
+    }
+
+    @Test
     @DisplayName("a failing processBatchAtOnce falls back to one message per call and transaction: the poison is counted, the rest commit")
     void failingBatchHandlerFallsBackToSingleMessages() throws Exception {
         Inbox strict = newInbox(b -> b.maxAttempts(2));

@@ -1,5 +1,19 @@
 -- idem: the PostgreSQL inbox statements; the shared ones are in ../common/inbox.sql.
 
+-- name: inbox_claim
+-- The shared claim with its ids bound as one array instead of a VALUES row each: the statement text
+-- and its three parameters are the same for every batch size, so pgjdbc prepares it once on the
+-- server and reuses the plan for a batch of 1 or of 500 (a VALUES list is a new statement per size,
+-- with three parameters a row). The ids come sorted; unnest keeps the array's order (the ordinality
+-- makes that explicit), so overlapping batches take their row locks in one global order.
+-- params: consumer, retention_ms, message_ids (text[])
+INSERT INTO idem_inbox (consumer, message_id, state, seen_at, expires_at)
+SELECT ?, m.message_id, 1, {now_ms}, {now_ms} + ?
+FROM unnest(?::text[]) WITH ORDINALITY AS m(message_id, n)
+ORDER BY m.n
+ON CONFLICT (consumer, message_id) DO NOTHING
+RETURNING message_id
+
 -- name: inbox_purge
 -- Expired processed and dropped rows, never a quarantined one; concurrent purges skip each other's rows.
 -- params: limit

@@ -1,0 +1,302 @@
+package dev.idem.bench;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.idem.jdbc.Dialect;
+import dev.idem.jdbc.JdbcIdempotencyStore;
+import dev.idem.jdbc.internal.HeaderCodec;
+import dev.idem.jdbc.internal.SqlStatements;
+import dev.idem.redis.RedisIdempotencyStore;
+import dev.idem.redis.internal.KeyLayout;
+import dev.idem.redis.internal.LuaScript;
+import dev.idem.redis.internal.ScriptValues;
+import dev.idem.spi.RecordKey;
+import dev.idem.IdempotencyKey;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Every store against its own server, in the store part: idem's claim + complete of new keys next to
+ * the same work sent by the raw client at the same concurrency, so the ratio is what idem adds on top
+ * of the server. MariaDB ({@code mariadb}): the store's own two statements, read from idem-jdbc's
+ * resources, through the MariaDB driver on a HikariCP pool of the same size, each statement committing
+ * by itself as the store's do. Redis ({@code redis-raw}): the store's own claim and complete scripts,
+ * by {@code EVALSHA} on one shared Lettuce connection as the store uses, with the same keys and
+ * arguments, on a private master (and replica) persisting with {@code appendfsync everysec}.
+ */
+final class OwnServerBench {
+    static final String MARIADB = "mariadb";
+    static final String REDIS_RAW = "redis-raw";
+
+    private final Options options;
+    private final Path work;
+
+    OwnServerBench(Options options, Path work) {
+        this.options = options;
+        this.work = work;
+    }
+
+    List<Row> run() throws Exception {
+        List<Row> rows = new ArrayList<>();
+        if (options.backends.contains(MARIADB)) {
+            rows.addAll(mariadb());
+        }
+        if (options.backends.contains(REDIS_RAW)) {
+            rows.addAll(redis());
+        }
+        return rows;
+    }
+
+    /** One round of a line: its warm-up and window, its latencies added to {@code latencies}. */
+    @FunctionalInterface
+    interface Round {
+        Measured run(Duration warmup, Duration window, List<Latencies> latencies) throws Exception;
+    }
+
+    Measured[] inTurns(Round a, Round b) throws Exception {
+        return inTurns(options, a, b);
+    }
+
+    /**
+     * Two lines measured in turns, A B B A, each round half the window after half the warm-up: on a
+     * shared machine a change in background load then falls on both alike, so their ratio holds
+     * where the rates do not.
+     */
+    static Measured[] inTurns(Options options, Round a, Round b) throws Exception {
+        Duration warmup = options.warmup.dividedBy(2);
+        Duration window = options.duration.dividedBy(2);
+        List<Measured> aRounds = new ArrayList<>();
+        List<Measured> bRounds = new ArrayList<>();
+        List<Latencies> aLatencies = new ArrayList<>();
+        List<Latencies> bLatencies = new ArrayList<>();
+        aRounds.add(a.run(warmup, window, aLatencies));
+        bRounds.add(b.run(warmup, window, bLatencies));
+        bRounds.add(b.run(warmup, window, bLatencies));
+        aRounds.add(a.run(warmup, window, aLatencies));
+        return new Measured[] {merged(aRounds, aLatencies), merged(bRounds, bLatencies)};
+    }
+
+    /** Rounds as one line, keeping their units per operation (a batch counts its messages). */
+    private static Measured merged(List<Measured> rounds, List<Latencies> latencies) {
+        return LoadLoop.merge(rounds, latencies).withUnits(rounds.get(0).unitsPerOp());
+    }
+
+    // ---- MariaDB ------------------------------------------------------------------------------
+
+    private List<Row> mariadb() throws Exception {
+        String database = "idem_bench_" + ProcessHandle.current().pid();
+        String admin = options.mariadbUrl;
+        try (Connection c = DriverManager.getConnection(admin); Statement st = c.createStatement()) {
+            st.execute("DROP DATABASE IF EXISTS " + database);
+            st.execute("CREATE DATABASE " + database);
+        }
+        List<Row> rows = new ArrayList<>();
+        int maxThreads = options.threads.stream().mapToInt(Integer::intValue).max().orElse(1);
+        try (HikariDataSource ds = mariadbPool(withDatabase(admin, database), maxThreads)) {
+            JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(ds).build();
+            store.migrate();
+            String version = serverVersion(ds);
+            SqlStatements sql = SqlStatements.load(Dialect.MARIADB, "idem_record", List.of());
+            for (int threads : options.threads) {
+                Bench.progress("store MariaDB claim+complete, idem and the raw driver in turns, " + threads + " threads");
+                Measured[] pair = inTurns(
+                        (warmup, window, latencies) -> {
+                            clear(ds);
+                            return StoreBench.firstExecutions(store, threads, warmup, window, latencies);
+                        },
+                        (warmup, window, latencies) -> {
+                            clear(ds);
+                            return rawSql(ds, sql, threads, warmup, window, latencies);
+                        });
+                Measured idem = pair[0];
+                Measured raw = pair[1];
+                rows.add(new Row("store", "claim+complete (idem)", "MariaDB", threads, idem, "ops/s", null, Double.NaN, null)
+                        .compare("raw driver", raw));
+                rows.add(new Row("store", "claim+complete (same SQL, raw driver)", "MariaDB", threads, raw, "ops/s", null, Double.NaN,
+                        threads == options.threads.get(0) ? "MariaDB " + version + ", mariadb-java-client, auto-commit" : null));
+            }
+        } finally {
+            try (Connection c = DriverManager.getConnection(admin); Statement st = c.createStatement()) {
+                st.execute("DROP DATABASE IF EXISTS " + database);
+            }
+        }
+        return rows;
+    }
+
+    /** The store's claim and complete statements, bound as the store binds them, each committing by itself. */
+    private static Measured rawSql(HikariDataSource ds, SqlStatements sql, int threads, Duration warmup, Duration window,
+                                   List<Latencies> latencies) throws InterruptedException {
+        String claim = sql.get("claim");
+        String complete = sql.get("complete");
+        String headers = HeaderCodec.encode(StoreBench.RESPONSE.headers());
+        return LoadLoop.run(threads, warmup, window, t -> {
+            SplittableRandom random = new SplittableRandom(ThreadLocalRandom.current().nextLong());
+            return () -> {
+                String key = StoreBench.newKey(random);
+                long token;
+                try (Connection c = ds.getConnection()) {
+                    try (PreparedStatement ps = c.prepareStatement(claim)) {
+                        ps.setString(1, StoreBench.SCOPE.value());
+                        ps.setString(2, key);
+                        ps.setString(3, StoreBench.FINGERPRINT.value());
+                        ps.setLong(4, StoreBench.LEASE.toMillis());
+                        ps.setLong(5, StoreBench.RETENTION.toMillis());
+                        try (ResultSet rs = ps.executeQuery()) {
+                            if (!rs.next()) {
+                                throw new AssertionError("a new key was not inserted");
+                            }
+                            token = rs.getLong(1);
+                        }
+                    }
+                }
+                try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(complete)) {
+                    ps.setObject(1, StoreBench.RESPONSE.status());
+                    ps.setObject(2, headers);
+                    ps.setObject(3, StoreBench.RESPONSE.body());
+                    ps.setObject(4, StoreBench.RETENTION.toMillis());
+                    ps.setString(5, StoreBench.SCOPE.value());
+                    ps.setString(6, key);
+                    ps.setLong(7, token);
+                    if (ps.executeUpdate() != 1) {
+                        throw new AssertionError("complete matched no row");
+                    }
+                }
+            };
+        }, latencies);
+    }
+
+    static HikariDataSource mariadbPool(String url, int size) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(url);
+        config.setMaximumPoolSize(size);
+        config.setPoolName("bench-mariadb");
+        return new HikariDataSource(config);
+    }
+
+    /** {@code jdbc:mariadb://host:port/db?params} with the database replaced. */
+    static String withDatabase(String url, String database) {
+        int hosts = url.indexOf("//") + 2;
+        int slash = url.indexOf('/', hosts);
+        int query = url.indexOf('?', hosts);
+        String base = url.substring(0, slash < 0 ? (query < 0 ? url.length() : query) : slash);
+        return base + "/" + database + (query < 0 ? "" : url.substring(query));
+    }
+
+    private static String serverVersion(HikariDataSource ds) throws Exception {
+        try (Connection c = ds.getConnection(); Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT VERSION()")) {
+            rs.next();
+            String v = rs.getString(1);
+            int dash = v.indexOf('-');
+            return dash < 0 ? v : v.substring(0, dash);
+        }
+    }
+
+    private static void clear(HikariDataSource ds) throws Exception {
+        try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
+            st.execute("DELETE FROM idem_record");
+        }
+    }
+
+    // ---- Redis --------------------------------------------------------------------------------
+
+    private List<Row> redis() throws Exception {
+        var server = StandaloneRedis.binary("redis-server");
+        if (server.isEmpty()) {
+            Bench.progress("redis-server not found: the Redis lines against the raw client are left out");
+            return List.of();
+        }
+        // Absolute: redis-server changes into its --dir before it opens its log file.
+        Bench.progress("redis-raw: starting a master and its replica");
+        List<Row> rows = new ArrayList<>();
+        RedisClient client = null;
+        try (StandaloneRedis single = StandaloneRedis.start(server.get(), work.toAbsolutePath());
+             RedisIdempotencyStore store = RedisIdempotencyStore.builder(single.uri()).build()) {
+            client = RedisClient.create(single.uri());
+            try (StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE)) {
+                RawScripts raw = new RawScripts(connection.sync());
+                RedisClient admin = client;
+                for (int threads : options.threads) {
+                    Bench.progress("store Redis claim+complete, idem and raw EVALSHA in turns, " + threads + " threads");
+                    Measured[] pair = inTurns(
+                            (warmup, window, latencies) -> {
+                                RedisStoreBench.flushAll(admin, single.ports());
+                                return StoreBench.firstExecutions(store, threads, warmup, window, latencies);
+                            },
+                            (warmup, window, latencies) -> {
+                                RedisStoreBench.flushAll(admin, single.ports());
+                                raw.load();
+                                return LoadLoop.run(threads, warmup, window, t -> {
+                                    SplittableRandom random = new SplittableRandom(ThreadLocalRandom.current().nextLong());
+                                    return () -> raw.claimAndComplete(StoreBench.newKey(random));
+                                }, latencies);
+                            });
+                    Measured idem = pair[0];
+                    Measured rawRun = pair[1];
+                    rows.add(new Row("store", "claim+complete (idem), no WAIT", "Redis, 1 master", threads, idem, "ops/s", null,
+                            Double.NaN, null).compare("raw EVALSHA", rawRun));
+                    rows.add(new Row("store", "claim+complete (same scripts, raw EVALSHA)", "Redis, 1 master", threads, rawRun, "ops/s",
+                            null, Double.NaN, threads == options.threads.get(0)
+                                    ? "redis-server " + single.version() + ", AOF everysec; Lettuce, 1 shared connection" : null));
+                }
+            }
+        } finally {
+            if (client != null) {
+                client.shutdown(0, 2, TimeUnit.SECONDS);
+            }
+        }
+        return rows;
+    }
+
+    /** The store's claim and complete scripts by {@code EVALSHA}, with the store's keys and arguments. */
+    static final class RawScripts {
+        private static final LuaScript CLAIM = LuaScript.load("claim");
+        private static final LuaScript COMPLETE = LuaScript.load("complete");
+        private final RedisCommands<byte[], byte[]> redis;
+        private final KeyLayout layout = new KeyLayout("idem:");
+        private final byte[] fingerprint = ScriptValues.ascii(StoreBench.FINGERPRINT.value());
+        private final byte[] lease = ScriptValues.number(StoreBench.LEASE.toMillis());
+        private final byte[] retention = ScriptValues.number(StoreBench.RETENTION.toMillis());
+        private final byte[] grace = ScriptValues.number(RedisIdempotencyStore.EXPIRY_GRACE.toMillis());
+        private final byte[] status = ScriptValues.number(StoreBench.RESPONSE.status());
+        private final byte[] headers = dev.idem.redis.internal.HeaderCodec.encode(StoreBench.RESPONSE.headers());
+        private final byte[] body = StoreBench.RESPONSE.body();
+
+        RawScripts(RedisCommands<byte[], byte[]> redis) {
+            this.redis = redis;
+        }
+
+        /** After a FLUSHALL: SCRIPT LOAD both (FLUSHALL keeps scripts, but a restart would not). */
+        void load() {
+            redis.scriptLoad(CLAIM.text());
+            redis.scriptLoad(COMPLETE.text());
+        }
+
+        void claimAndComplete(String key) {
+            KeyLayout.Keys keys = layout.of(new RecordKey(StoreBench.SCOPE, IdempotencyKey.of(key)));
+            List<Object> claimed = redis.evalsha(CLAIM.sha1(), ScriptOutputType.MULTI, keys.both(), fingerprint, lease, retention, grace);
+            if (((Long) claimed.get(0)) != 1L) {
+                throw new AssertionError("a new key did not acquire: " + claimed.get(0));
+            }
+            byte[] token = ScriptValues.number((Long) claimed.get(1));
+            Long done = redis.evalsha(COMPLETE.sha1(), ScriptOutputType.INTEGER, keys.both(), token, status, headers, body, retention, grace);
+            if (done != 1L) {
+                throw new AssertionError("complete did not apply");
+            }
+        }
+    }
+}

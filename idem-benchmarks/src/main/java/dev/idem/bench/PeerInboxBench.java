@@ -1,0 +1,156 @@
+package dev.idem.bench;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.idem.inbox.Inbox;
+import dev.idem.inbox.InboxBatchHandler;
+import dev.idem.inbox.InboxHandler;
+import dev.idem.inbox.InboxMessage;
+import dev.idem.inbox.InboxOutcome;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Predicate;
+import org.apache.camel.processor.idempotent.jdbc.JdbcMessageIdRepository;
+import org.springframework.integration.jdbc.metadata.JdbcMetadataStore;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * Part {@code peers}: what a user would pick instead of idem's inbox to tell a new message from a
+ * repeat, on the same PostgreSQL, one consumer thread: Spring Integration's
+ * {@code JdbcMetadataStore.putIfAbsent} (the store behind its idempotent receiver) and Camel's
+ * {@code JdbcMessageIdRepository.add} (camel-sql's idempotent repository), against idem's
+ * {@link Inbox} claim with no effect of its own: per message (one transaction each) and batched
+ * (one transaction for {@value #BATCH} messages by default; the peers through Spring's {@link TransactionTemplate},
+ * their calls joining it). Their tables are made with their documented DDL, in a schema of their own.
+ */
+final class PeerInboxBench {
+    static final int BATCH = 100;
+    static final String SCHEMA = "idem_peers";
+    static final String CONSUMER = "peers";
+    /** spring-integration-jdbc's schema-postgresql.sql, the metadata store's table. */
+    static final String SPRING_DDL = "CREATE TABLE INT_METADATA_STORE (METADATA_KEY VARCHAR(255) NOT NULL, METADATA_VALUE VARCHAR(4000),"
+            + " REGION VARCHAR(100) NOT NULL, constraint INT_METADATA_STORE_PK primary key (METADATA_KEY, REGION))";
+    /** camel-sql's JdbcMessageIdRepository default create statement. */
+    static final String CAMEL_DDL = "CREATE TABLE CAMEL_MESSAGEPROCESSED (processorName VARCHAR(255), messageId VARCHAR(100),"
+            + " createdAt TIMESTAMP, PRIMARY KEY (processorName, messageId))";
+
+    private final Options options;
+    private final Postgres pg;
+    private final int batch;
+
+    PeerInboxBench(Options options, Postgres pg) {
+        this(options, pg, BATCH);
+    }
+
+    /** With batches of {@code batch} messages (the smoke test's are small). */
+    PeerInboxBench(Options options, Postgres pg, int batch) {
+        this.options = options;
+        this.pg = pg;
+        this.batch = batch;
+    }
+
+    List<Row> run() throws Exception {
+        pg.execute("DROP SCHEMA IF EXISTS " + SCHEMA + " CASCADE", "CREATE SCHEMA " + SCHEMA,
+                inSchema(SPRING_DDL), inSchema(CAMEL_DDL));
+        List<Row> rows = new ArrayList<>();
+        try (HikariDataSource ds = pool()) {
+            Inbox inbox = Inbox.builder(ds).tableName("peers_inbox").quarantineTableName("peers_quarantine").build();
+            inbox.migrate();
+            TransactionTemplate transactions = new TransactionTemplate(new DataSourceTransactionManager(ds));
+            JdbcMetadataStore spring = new JdbcMetadataStore(ds);
+            spring.afterPropertiesSet();
+            JdbcMessageIdRepository camel = new JdbcMessageIdRepository(ds, transactions, CONSUMER);
+            camel.setCreateTableIfNotExists(false);
+            camel.start();
+            try {
+                InboxHandler nothing = (c, m) -> {
+                };
+                InboxBatchHandler nothingAtOnce = (c, ms) -> {
+                };
+                Predicate<String> idemOne = id -> inbox.process(CONSUMER, id, nothing).status() == InboxOutcome.Status.PROCESSED;
+                Predicate<String> springOne = id -> spring.putIfAbsent(id, "1") == null;
+                Predicate<String> camelOne = camel::add;
+                Bench.progress("peers: per message, idem Inbox.process");
+                Measured idem = perMessage(idemOne);
+                Bench.progress("peers: per message, Spring Integration JdbcMetadataStore.putIfAbsent");
+                Measured springRun = perMessage(springOne);
+                Bench.progress("peers: per message, Camel JdbcMessageIdRepository.add");
+                Measured camelRun = perMessage(camelOne);
+                rows.add(new Row("peers", "claim per message: idem Inbox.process", "PostgreSQL", 1, idem, "msg/s", null, Double.NaN,
+                        "claim, no effect; 1 tx each"));
+                rows.add(new Row("peers", "claim per message: Spring Integration JdbcMetadataStore.putIfAbsent", "PostgreSQL", 1, springRun,
+                        "msg/s", null, Double.NaN, "auto-commit").compare("idem", idem));
+                rows.add(new Row("peers", "claim per message: Camel JdbcMessageIdRepository.add", "PostgreSQL", 1, camelRun, "msg/s", null,
+                        Double.NaN, "SELECT COUNT + INSERT, 1 tx each").compare("idem", idem));
+
+                Bench.progress("peers: batched " + batch + ", idem processBatchAtOnce");
+                Measured idemBatch = batched(ids -> {
+                    List<InboxMessage> messages = ids.stream().map(InboxMessage::of).toList();
+                    return inbox.processBatchAtOnce(CONSUMER, messages, nothingAtOnce).stream()
+                            .allMatch(o -> o.status() == InboxOutcome.Status.PROCESSED);
+                });
+                Bench.progress("peers: batched " + batch + ", Spring Integration in one transaction");
+                Measured springBatch = batched(ids -> inOneTransaction(transactions, ids, springOne));
+                Bench.progress("peers: batched " + batch + ", Camel in one transaction");
+                Measured camelBatch = batched(ids -> inOneTransaction(transactions, ids, camelOne));
+                String batched = "batched " + batch + " (1 tx): ";
+                rows.add(new Row("peers", batched + "idem processBatchAtOnce", "PostgreSQL", 1, idemBatch, "msg/s", null, Double.NaN,
+                        "one claim statement").compare("idem per message", idem));
+                rows.add(new Row("peers", batched + "Spring Integration putIfAbsent each", "PostgreSQL", 1, springBatch, "msg/s", null,
+                        Double.NaN, "TransactionTemplate").compare("idem", idemBatch));
+                rows.add(new Row("peers", batched + "Camel add each", "PostgreSQL", 1, camelBatch, "msg/s", null, Double.NaN,
+                        "TransactionTemplate").compare("idem", idemBatch));
+            } finally {
+                camel.stop();
+            }
+        }
+        return rows;
+    }
+
+    private static String inSchema(String ddl) {
+        return ddl.replace("CREATE TABLE ", "CREATE TABLE " + SCHEMA + ".");
+    }
+
+    private HikariDataSource pool() {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(pg.url);
+        config.setSchema(SCHEMA);
+        config.setMaximumPoolSize(2);
+        config.setPoolName("bench-peers");
+        return new HikariDataSource(config);
+    }
+
+    private static boolean inOneTransaction(TransactionTemplate transactions, List<String> ids, Predicate<String> claim) {
+        Boolean all = transactions.execute(status -> ids.stream().allMatch(claim));
+        return Boolean.TRUE.equals(all);
+    }
+
+    private Measured perMessage(Predicate<String> claim) throws InterruptedException {
+        return LoadLoop.run(1, options.warmup, options.duration, t -> {
+            SplittableRandom random = new SplittableRandom(ThreadLocalRandom.current().nextLong());
+            return () -> {
+                if (!claim.test(StoreBench.newKey(random))) {
+                    throw new AssertionError("a new message id was taken for a repeat");
+                }
+            };
+        });
+    }
+
+    private Measured batched(Predicate<List<String>> claimAll) throws InterruptedException {
+        return LoadLoop.run(1, options.warmup, options.duration, t -> {
+            SplittableRandom random = new SplittableRandom(ThreadLocalRandom.current().nextLong());
+            return () -> {
+                List<String> ids = new ArrayList<>(batch);
+                for (int i = 0; i < batch; i++) {
+                    ids.add(StoreBench.newKey(random));
+                }
+                if (!claimAll.test(ids)) {
+                    throw new AssertionError("a new message id was taken for a repeat");
+                }
+            };
+        }).withUnits(batch);
+    }
+}
