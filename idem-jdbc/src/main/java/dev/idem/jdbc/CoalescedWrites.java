@@ -38,6 +38,11 @@ import java.util.Map;
 final class CoalescedWrites {
     /** Entries per batch at most: one statement of 64 rows, a few kilobytes of parameters. */
     static final int MAX_BATCH = 64;
+    /**
+     * Writes of one kind in flight at once before callers queue: one, the natural group commit (more
+     * lanes measured no better on the 2-core benchmark machine; see docs/performance.md).
+     */
+    static final int IN_FLIGHT = 1;
 
     /** A claim's outcome and, for a replay, the record's remaining life in ms (for the response cache). */
     record Claimed(ClaimOutcome outcome, long expiresIn) {
@@ -59,8 +64,8 @@ final class CoalescedWrites {
             CommitCoalescer.Single<Completion, Void> completeAlone) {
         this.sql = sql;
         this.calls = calls;
-        this.claims = new CommitCoalescer<>(MAX_BATCH, ClaimRequest::id, claimAlone, this::claimBatch);
-        this.completions = new CommitCoalescer<>(MAX_BATCH, Completion::id, completeAlone, this::completeBatch);
+        this.claims = new CommitCoalescer<>(MAX_BATCH, IN_FLIGHT, ClaimRequest::id, claimAlone, this::claimBatch);
+        this.completions = new CommitCoalescer<>(MAX_BATCH, IN_FLIGHT, Completion::id, completeAlone, this::completeBatch);
     }
 
     Claimed claim(ClaimRequest request) {

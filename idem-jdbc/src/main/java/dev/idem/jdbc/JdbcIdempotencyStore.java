@@ -518,7 +518,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         private int responseCache;
         private DataSource renewalDataSource;
         private SqlStatements.Source sqlSource = SqlStatements.Source.of(Dialect.class);
-        private boolean coalesceCommits = true;
+        /** Null: the dialect's default. */
+        private Boolean coalesceCommits;
 
         /** The table defaults to {@code idem_record}. */
         private Builder(DataSource dataSource) {
@@ -561,7 +562,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
         /**
          * Whether concurrent claims, and separately concurrent completions, share one statement and one
-         * commit (group commit). Default: on. No timer and no added latency: a caller that finds no other
+         * commit (group commit). Default: the dialect's ({@link Dialect#coalescesCommitsByDefault}: on for
+         * PostgreSQL and SQLite, off for MariaDB). No timer and no added latency: a caller that finds no other
          * claim (or completion) in flight goes straight to the database as before; callers arriving while
          * one is in flight queue, and when it ends the first of them takes the whole queue (up to 64
          * entries, at most one per key) to the database in one transaction. Each caller still gets its own
@@ -590,7 +592,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 Dialect chosen = Dialects.resolve(c, configuredDialect());
                 Isolation isolation = Isolation.require(chosen.storeIsolation(), c);
                 return new JdbcIdempotencyStore(dataSource(), chosen, tableName(), responseCache, renewalDataSource, sqlSource, isolation,
-                        coalesceCommits);
+                        coalesceCommits == null ? chosen.coalescesCommitsByDefault() : coalesceCommits);
             });
         }
     }

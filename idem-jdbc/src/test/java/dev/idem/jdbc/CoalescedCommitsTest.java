@@ -58,7 +58,7 @@ class CoalescedCommitsTest {
     private void open(Backends backend) {
         db = backend.open();
         counting = new CountingDataSource(db.dataSource());
-        store = JdbcIdempotencyStore.builder(counting).build();
+        store = JdbcIdempotencyStore.builder(counting).coalesceCommits(true).build();
         store.migrate();
         assertThat(store.coalescesCommits()).isTrue();
     }

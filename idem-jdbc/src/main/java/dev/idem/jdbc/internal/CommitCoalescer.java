@@ -76,20 +76,26 @@ public final class CommitCoalescer<E, R> {
     private final ReentrantLock lock = new ReentrantLock();
     /** Callers waiting for a batch, oldest first; guarded by {@link #lock}. */
     private final ArrayDeque<Waiter<E, R>> queue = new ArrayDeque<>();
-    /** Whether a write is in flight (or a new leader is waking up to send the next one); guarded by {@link #lock}. */
-    private boolean busy;
+    /** Writes in flight, counting a new leader waking up to send the next one; guarded by {@link #lock}. */
+    private int inFlight;
+    private final int maxInFlight;
 
     /**
      * @param maxBatch entries per batch at most (2 or more)
+     * @param maxInFlight writes (single or batched) in flight at once before callers queue (1 or more)
      * @param keyOf    an entry's key: entries with equal keys never share a batch
      * @param single   the ordinary path, for a caller alone and for an entry a batch answered "alone"
      * @param batch    two or more entries in one transaction
      */
-    public CommitCoalescer(int maxBatch, Function<E, ?> keyOf, Single<E, R> single, Batch<E, R> batch) {
+    public CommitCoalescer(int maxBatch, int maxInFlight, Function<E, ?> keyOf, Single<E, R> single, Batch<E, R> batch) {
         if (maxBatch < 2) {
             throw new IllegalArgumentException("maxBatch must be at least 2, was " + maxBatch);
         }
+        if (maxInFlight < 1) {
+            throw new IllegalArgumentException("maxInFlight must be at least 1, was " + maxInFlight);
+        }
         this.maxBatch = maxBatch;
+        this.maxInFlight = maxInFlight;
         this.keyOf = Objects.requireNonNull(keyOf, "keyOf");
         this.single = Objects.requireNonNull(single, "single");
         this.batch = Objects.requireNonNull(batch, "batch");
@@ -101,9 +107,9 @@ public final class CommitCoalescer<E, R> {
         boolean lead;
         lock.lock();
         try {
-            lead = !busy;
+            lead = inFlight < maxInFlight;
             if (lead) {
-                busy = true;
+                inFlight++;
             } else {
                 queue.addLast(me);
             }
@@ -210,7 +216,7 @@ public final class CommitCoalescer<E, R> {
         try {
             next = queue.pollFirst();
             if (next == null) {
-                busy = false;
+                inFlight--;
                 return;
             }
         } finally {
