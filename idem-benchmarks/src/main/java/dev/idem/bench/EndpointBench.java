@@ -122,7 +122,8 @@ final class EndpointBench {
                 "--bench.port-file=" + portFile.toAbsolutePath(),
                 "--spring.main.banner-mode=off",
                 "--logging.level.root=WARN",
-                "--idem.sweeper.interval=10s"));
+                "--idem.sweeper.interval=10s",
+                "--idem.coalesce-commits=" + options.coalesce));
         if (cache) {
             cmd.add("--bench.response-cache=" + StoreBench.CACHE_ENTRIES);
         }

@@ -28,6 +28,7 @@ final class Options {
     boolean vacuum = true;
     String label = null;
     boolean cache = true;
+    boolean coalesce = true;
 
     static final String USAGE = String.join("\n",
             "usage: ./idem bench [options]",
@@ -47,6 +48,7 @@ final class Options {
             "  --no-vacuum                   growth: do not VACUUM the table while it runs (when autovacuum is off)",
             "  --no-pgbench                  skip the pgbench lines",
             "  --no-cache                    skip the replay lines with the completed-response cache",
+            "  --no-coalesce                 JDBC store without coalesced commits (coalesceCommits(false), idem.coalesce-commits=false)",
             "  --pg-url URL                  admin JDBC URL (default IDEM_PG_URL or jdbc:postgresql://127.0.0.1:5432/test?user=postgres);",
             "                                a database idem_bench_<pid> is created there and dropped at the end",
             "  --mariadb-url URL             admin JDBC URL for mariadb (default IDEM_MYSQL_URL or jdbc:mariadb://127.0.0.1:3306/test?user=root);",
@@ -69,6 +71,7 @@ final class Options {
                 case "--no-pgbench" -> o.pgbench = false;
                 case "--no-vacuum" -> o.vacuum = false;
                 case "--no-cache" -> o.cache = false;
+                case "--no-coalesce" -> o.coalesce = false;
                 default -> {
                     if (value == null) {
                         if (i + 1 >= args.length) {

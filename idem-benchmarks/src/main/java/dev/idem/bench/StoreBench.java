@@ -72,7 +72,7 @@ final class StoreBench {
             String label = postgres ? "PostgreSQL" : "SQLite";
             Path sqliteDir = postgres ? null : Files.createTempDirectory(work, "sqlite-");
             try (HikariDataSource ds = postgres ? pg.pool(maxThreads) : sqlitePool(sqliteDir.resolve("store.db"), maxThreads)) {
-                JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(ds).build();
+                JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(ds).coalesceCommits(options.coalesce).build();
                 store.migrate();
                 List<Measured> firsts = new ArrayList<>();
                 for (int threads : options.threads) {
@@ -102,7 +102,7 @@ final class StoreBench {
                             .compare("claim+complete", firsts.get(i)));
                 }
                 if (options.cache) {
-                    JdbcIdempotencyStore cached = JdbcIdempotencyStore.builder(ds).responseCache(CACHE_ENTRIES).build();
+                    JdbcIdempotencyStore cached = JdbcIdempotencyStore.builder(ds).responseCache(CACHE_ENTRIES).coalesceCommits(options.coalesce).build();
                     for (int i = 0; i < options.threads.size(); i++) {
                         int threads = options.threads.get(i);
                         Bench.progress("store " + label + " replay with responseCache(" + CACHE_ENTRIES + "), " + threads + " threads");

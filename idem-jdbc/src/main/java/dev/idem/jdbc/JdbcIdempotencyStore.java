@@ -84,9 +84,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     private final LeaseRenewals renewals;
     /** The takeover step of the claim where the dialect claims in three steps (MariaDB). */
     private final ThreeStepTakeover takeover;
+    /** Concurrent claims and completions in shared commits, or null when coalescing is off. */
+    private final CoalescedWrites coalesced;
 
     private JdbcIdempotencyStore(DataSource dataSource, Dialect dialect, String tableName, int cacheEntries, DataSource renewalDataSource,
-            SqlStatements.Source sqlSource, Isolation isolation) {
+            SqlStatements.Source sqlSource, Isolation isolation, boolean coalesce) {
         this.dataSource = dataSource;
         this.calls = new StoreCalls(new Transactions(dataSource, isolation), dialect.displayName() + " store");
         this.dialect = dialect;
@@ -95,12 +97,13 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         this.renewals = new LeaseRenewals(sql, new ReservedConnection(renewalDataSource == null ? dataSource : renewalDataSource, isolation));
         this.takeover = new ThreeStepTakeover(sql);
         this.cache = cacheEntries > 0 ? new ResponseCache(cacheEntries) : null;
+        this.coalesced = coalesce ? new CoalescedWrites(sql, calls, this::claimAlone, this::completeAlone) : null;
     }
 
     /** Every statement the store and its transactional mode run on {@code dialect}; checked when the store is built. */
     static List<String> requiredStatements(Dialect dialect) {
         List<String> names = new ArrayList<>(List.of("claim", "lookup", "checkpoint", "complete", "release", "renew", "find", "purge",
-                "renew_locked", "renew_many_row", "renew_many_lock", "renew_many_states"));
+                "renew_locked", "renew_many_row", "renew_many_lock", "renew_many_states", "claim_many", "claim_many_row"));
         names.addAll(Migrator.requiredStatements(dialect));
         if (dialect.claimsInThreeSteps()) {
             names.addAll(List.of("claim_takeover_update", "claim_taken"));
@@ -129,6 +132,16 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     /** Entries the completed-response cache holds at most; 0 if it is off. */
     public int responseCacheSize() {
         return cache == null ? 0 : cache.maxEntries();
+    }
+
+    /** Whether concurrent claims and completions share commits (see {@link Builder#coalesceCommits}). */
+    public boolean coalescesCommits() {
+        return coalesced != null;
+    }
+
+    /** Callers whose claims or completions wait for the next coalesced batch (a test's way to see one form). */
+    int waitingForBatch() {
+        return coalesced == null ? 0 : coalesced.waitingClaims() + coalesced.waitingCompletions();
     }
 
     /** The database the store runs on; the inbox and the outbox built from the store share it. */
@@ -163,19 +176,29 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     @Override
     public ClaimOutcome claim(ClaimRequest request) {
         if (cache == null) {
-            return inConnection("claim", request.id().scope(), c -> claim(c, request, null));
+            return claimed(request).outcome();
         }
         ClaimOutcome cached = cache.answer(request.id(), request.fingerprint());
         if (cached != null) {
             return cached;
         }
         long sentAt = System.nanoTime();
+        CoalescedWrites.Claimed claimed = claimed(request);
+        if (claimed.outcome() instanceof ClaimOutcome.Replay replay) {
+            cache.put(request.id(), request.fingerprint().value(), replay.response(), sentAt, claimed.expiresIn());
+        }
+        return claimed.outcome();
+    }
+
+    private CoalescedWrites.Claimed claimed(ClaimRequest request) {
+        return coalesced == null ? claimAlone(request) : coalesced.claim(request);
+    }
+
+    /** The claim on a connection of its own, not coalesced: a caller alone, or one a batch could not settle. */
+    private CoalescedWrites.Claimed claimAlone(ClaimRequest request) {
         long[] expiresIn = {0};
         ClaimOutcome outcome = inConnection("claim", request.id().scope(), c -> claim(c, request, expiresIn));
-        if (outcome instanceof ClaimOutcome.Replay replay) {
-            cache.put(request.id(), request.fingerprint().value(), replay.response(), sentAt, expiresIn[0]);
-        }
-        return outcome;
+        return new CoalescedWrites.Claimed(outcome, expiresIn[0]);
     }
 
     @Override
@@ -190,8 +213,17 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     public void complete(RecordKey id, long token, StoredResponse response, Duration retention) {
         Objects.requireNonNull(response, "response is null; complete needs the response to replay");
         requirePositive("retention", retention);
-        inConnection("complete", id.scope(), c -> {
-            complete(c, id, token, response, retention);
+        CoalescedWrites.Completion completion = new CoalescedWrites.Completion(id, token, response, retention);
+        if (coalesced == null) {
+            completeAlone(completion);
+        } else {
+            coalesced.complete(completion);
+        }
+    }
+
+    private Void completeAlone(CoalescedWrites.Completion entry) {
+        return inConnection("complete", entry.id().scope(), c -> {
+            complete(c, entry.id(), entry.token(), entry.response(), entry.retention());
             return null;
         });
     }
@@ -350,23 +382,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             ps.setLong(4, request.lease().toMillis());
             ps.setLong(5, request.retention().toMillis());
             try (ResultSet rs = ps.executeQuery()) {
-                if (!rs.next()) {
-                    return null;
-                }
-                String completedFingerprint = rs.getString(5);
-                if (completedFingerprint != null) {
-                    // A completed, unexpired record: immutable until it expires, so answering from it is final.
-                    if (!request.fingerprint().value().equals(completedFingerprint)) {
-                        return new ClaimOutcome.Mismatch();
-                    }
-                    byte[] body = rs.getBytes(8);
-                    if (expiresIn != null) {
-                        expiresIn[0] = rs.getLong(9);
-                    }
-                    return new ClaimOutcome.Replay(StoredResponse.of(rs.getInt(6), HeaderCodec.decode(rs.getString(7)),
-                            body == null ? new byte[0] : body));
-                }
-                return new ClaimOutcome.Acquired(rs.getLong(1), rs.getInt(2), recoveryPoint(rs.getString(3), rs.getBytes(4)));
+                return rs.next() ? CoalescedWrites.claimedRow(rs, 1, request, expiresIn) : null;
             }
         }
     }
@@ -494,7 +510,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     @Override
     public String toString() {
         return "JdbcIdempotencyStore[" + dialect.displayName() + ", table=" + tableName
-                + (cache == null ? "" : ", responseCache=" + cache.maxEntries()) + "]";
+                + (cache == null ? "" : ", responseCache=" + cache.maxEntries()) + (coalesced == null ? "" : ", coalescedCommits") + "]";
     }
 
     /** Settings of a {@link JdbcIdempotencyStore}. */
@@ -502,6 +518,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         private int responseCache;
         private DataSource renewalDataSource;
         private SqlStatements.Source sqlSource = SqlStatements.Source.of(Dialect.class);
+        /** Null: the dialect's default. */
+        private Boolean coalesceCommits;
 
         /** The table defaults to {@code idem_record}. */
         private Builder(DataSource dataSource) {
@@ -542,6 +560,20 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             return this;
         }
 
+        /**
+         * Whether concurrent claims, and separately concurrent completions, share one statement and one
+         * commit (group commit). Default: the dialect's ({@link Dialect#coalescesCommitsByDefault}: on for
+         * PostgreSQL and SQLite, off for MariaDB). No timer and no added latency: a caller that finds no other
+         * claim (or completion) in flight goes straight to the database as before; callers arriving while
+         * one is in flight queue, and when it ends the first of them takes the whole queue (up to 64
+         * entries, at most one per key) to the database in one transaction. Each caller still gets its own
+         * outcome only once it is committed. Off: every call commits on its own.
+         */
+        public Builder coalesceCommits(boolean coalesceCommits) {
+            this.coalesceCommits = coalesceCommits;
+            return this;
+        }
+
         /** Test seam: where the SQL is read from, e.g. the dialect's files with a statement left out. */
         Builder sqlSource(SqlStatements.Source sqlSource) {
             this.sqlSource = Objects.requireNonNull(sqlSource, "sqlSource is null");
@@ -559,7 +591,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             return StoreCalls.atBuild(dataSource(), "JDBC store", c -> {
                 Dialect chosen = Dialects.resolve(c, configuredDialect());
                 Isolation isolation = Isolation.require(chosen.storeIsolation(), c);
-                return new JdbcIdempotencyStore(dataSource(), chosen, tableName(), responseCache, renewalDataSource, sqlSource, isolation);
+                return new JdbcIdempotencyStore(dataSource(), chosen, tableName(), responseCache, renewalDataSource, sqlSource, isolation,
+                        coalesceCommits == null ? chosen.coalescesCommitsByDefault() : coalesceCommits);
             });
         }
     }

@@ -47,13 +47,20 @@ import org.springframework.context.annotation.Configuration;
 @EnableConfigurationProperties(IdemProperties.class)
 public class IdemAutoConfiguration {
 
-    /** The JDBC store on the application's DataSource; its table is created or upgraded unless {@code idem.schema.initialize=false}. */
+    /**
+     * The JDBC store on the application's DataSource ({@code idem.table-name}, {@code idem.coalesce-commits}); its table is created
+     * or upgraded unless {@code idem.schema.initialize=false}.
+     */
     @Bean
     @ConditionalOnMissingBean(IdempotencyStore.class)
     @ConditionalOnProperty(name = "idem.store", havingValue = "jdbc", matchIfMissing = true)
     @ConditionalOnSingleCandidate(DataSource.class)
     public JdbcIdempotencyStore idempotencyStore(DataSource dataSource, IdemProperties properties) {
-        JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(dataSource).tableName(properties.getTableName()).build();
+        JdbcIdempotencyStore.Builder builder = JdbcIdempotencyStore.builder(dataSource).tableName(properties.getTableName());
+        if (!properties.isCoalesceCommits()) {
+            builder.coalesceCommits(false);
+        }
+        JdbcIdempotencyStore store = builder.build();
         if (properties.getSchema().isInitialize()) {
             store.migrate(properties.getSchema().getRetryFor());
         }

@@ -84,6 +84,13 @@ public class IdemProperties implements InitializingBean {
     /** Table of the JDBC store (a lower-case SQL identifier). */
     private String tableName = "idem_record";
 
+    /**
+     * Whether the JDBC store lets concurrent claims, and separately concurrent completions, share one
+     * statement and one commit where the database gains from it (PostgreSQL, SQLite; not MariaDB). No
+     * timer: a call alone goes straight through. False: each call commits on its own.
+     */
+    private boolean coalesceCommits = true;
+
     private final Redis redis = new Redis();
 
     private final Schema schema = new Schema();
@@ -536,6 +543,14 @@ public class IdemProperties implements InitializingBean {
 
     public void setTableName(String tableName) {
         this.tableName = tableName;
+    }
+
+    public boolean isCoalesceCommits() {
+        return coalesceCommits;
+    }
+
+    public void setCoalesceCommits(boolean coalesceCommits) {
+        this.coalesceCommits = coalesceCommits;
     }
 
     public Redis getRedis() {

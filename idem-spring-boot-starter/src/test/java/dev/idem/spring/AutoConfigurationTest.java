@@ -278,7 +278,7 @@ class AutoConfigurationTest {
                 .withPropertyValues("idem.lease=5s", "idem.retention=2h", "idem.max-response-bytes=3MB", "idem.max-request-bytes=10KB",
                         "idem.table-name=" + table, "idem.methods=POST,PUT", "idem.header-name=X-Request-Key", "idem.filter.order=7",
                         "idem.in-flight=wait", "idem.max-wait=3s", "idem.sweeper.batch-size=50", "idem.default-policy=all",
-                        "idem.not-stored-statuses=429, 5XX", "idem.failure-retry-after=5s")
+                        "idem.not-stored-statuses=429, 5XX", "idem.failure-retry-after=5s", "idem.coalesce-commits=false")
                 .run(context -> {
                     assertThat(context).hasNotFailed();
                     Idem idem = context.getBean(Idem.class);
@@ -286,6 +286,7 @@ class AutoConfigurationTest {
                     assertThat(idem.retention()).isEqualTo(Duration.ofHours(2));
                     assertThat(idem.maxResponseBytes()).isEqualTo(3 * 1024 * 1024);
                     assertThat(context.getBean(JdbcIdempotencyStore.class).tableName()).isEqualTo(table);
+                    assertThat(context.getBean(JdbcIdempotencyStore.class).coalescesCommits()).isFalse();
                     FilterRegistrationBean<?> registration = context.getBean("idempotencyFilterRegistration", FilterRegistrationBean.class);
                     assertThat(registration.getOrder()).isEqualTo(7);
                     assertThat(registration.getFilter().toString()).contains("methods=[POST, PUT]", "header=X-Request-Key",

@@ -61,7 +61,8 @@ public class BenchApp {
     @ConditionalOnProperty("bench.response-cache")
     JdbcIdempotencyStore cachedStore(DataSource dataSource, Environment environment) {
         JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(dataSource)
-                .responseCache(Integer.parseInt(environment.getProperty("bench.response-cache"))).build();
+                .responseCache(Integer.parseInt(environment.getProperty("bench.response-cache")))
+                .coalesceCommits(environment.getProperty("idem.coalesce-commits", Boolean.class, true)).build();
         store.migrate();
         return store;
     }

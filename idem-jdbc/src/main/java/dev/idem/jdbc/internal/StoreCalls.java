@@ -46,6 +46,14 @@ public final class StoreCalls {
         }
     }
 
+    /**
+     * {@link Transactions#inTransaction} for work that judges a driver failure itself: a coalesced batch
+     * of several callers' writes fails them all on an outage, but runs each alone after any other failure.
+     */
+    public <T> T inTransactionJudged(SqlWork<T> work) throws SQLException {
+        return transactions.inTransaction(work);
+    }
+
     /** Runs the component's migrations on a connection of their own (they take their own lock). */
     public void migrate(Migrator migrator) {
         onConnection("migrate", c -> {

@@ -2,7 +2,11 @@ package dev.idem.jdbc.internal;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.SQLNonTransientConnectionException;
+import java.sql.SQLRecoverableException;
+import java.sql.SQLTimeoutException;
 import java.sql.SQLTransactionRollbackException;
+import java.sql.SQLTransientConnectionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
@@ -134,6 +138,30 @@ public final class Transactions {
         for (Throwable t = failure; t != null; t = t.getCause()) {
             if (t instanceof SQLException e && ("40001".equals(e.getSQLState()) || "40P01".equals(e.getSQLState()))) {
                 return true;
+            }
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Whether the failure says the database could not be reached or did not answer (SQLState class 08,
+     * a connection exception; class 57, the server shutting down or cancelling; or, without an SQLState,
+     * a connection the pool could not hand out or the driver lost), rather than that something in the
+     * work itself was refused. The SQLState decides where there is one: drivers file other states under
+     * connection exception classes too (MariaDB's for a trigger's SIGNAL).
+     */
+    public static boolean isOutage(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof SQLException e) {
+                String state = e.getSQLState();
+                if (state != null ? state.startsWith("08") || state.startsWith("57")
+                        : e instanceof SQLTransientConnectionException || e instanceof SQLRecoverableException
+                        || e instanceof SQLTimeoutException || e instanceof SQLNonTransientConnectionException) {
+                    return true;
+                }
             }
             if (t.getCause() == t) {
                 break;

@@ -37,6 +37,22 @@ VALUES (?, ?, ?, 0, {new_token}, 1, {now_ms} + ?, {now_ms} + ?, {now_ms})
 RETURNING token, attempt, recovery_phase, recovery_state, NULL AS fingerprint, NULL AS status, NULL AS headers, NULL AS body,
           NULL AS expires_in
 
+-- name: claim_many
+-- Coalesced commits: the claims of concurrent callers (distinct keys, at most 64) in one statement and
+-- one commit. Each row is decided exactly as the single claim decides it; a key with no row back is
+-- live, and its caller answers it with the single claim (claim, then lookup).
+-- Columns: scope, idem_key, then the single claim's columns in its order.
+INSERT INTO idem_record AS r
+    (scope, idem_key, fingerprint, state, token, attempt, lease_until, expires_at, created_at)
+VALUES {rows}
+{claim_takeover}
+RETURNING scope, idem_key, token, attempt, recovery_phase, recovery_state, NULL AS fingerprint, NULL AS status, NULL AS headers,
+          NULL AS body, NULL AS expires_in
+
+-- name: claim_many_row
+-- params per row: scope, idem_key, fingerprint, lease_ms, retention_ms
+(?, ?, ?, 0, {new_token}, 1, {now_ms} + ?, {now_ms} + ?, {now_ms})
+
 -- name: lookup
 SELECT fingerprint, state, lease_until - {now_ms} AS lease_left, expires_at - {now_ms} AS expires_in,
        (expires_at <= {now_ms} AND (state <> 0 OR lease_until <= {now_ms})) AS expired,

@@ -25,6 +25,17 @@ VALUES (?, ?, ?, 0, {new_token}, 1, {now_ms} + ?, {now_ms} + ?, {now_ms})
 RETURNING token, attempt, recovery_phase, recovery_state, NULL AS fingerprint, NULL AS status, NULL AS headers,
           NULL AS body, NULL AS expires_in
 
+-- name: claim_many
+-- The claim above for the concurrent callers of one coalesced commit (distinct keys, at most 64): new
+-- records are inserted, existing keys are skipped and return no row; their callers go on with the
+-- single claim's steps (lookup, then claim_takeover_update).
+-- Columns: scope, idem_key, then the single claim's columns in its order.
+INSERT IGNORE INTO idem_record
+    (scope, idem_key, fingerprint, state, token, attempt, lease_until, expires_at, created_at)
+VALUES {rows}
+RETURNING scope, idem_key, token, attempt, recovery_phase, recovery_state, NULL AS fingerprint, NULL AS status, NULL AS headers,
+          NULL AS body, NULL AS expires_in
+
 -- name: claim_takeover_update
 -- The common claim_takeover as one conditional UPDATE: its WHERE is checked on the newest row version
 -- under the row's exclusive lock, so of concurrent claimers exactly one matches. MariaDB applies SET

@@ -39,6 +39,38 @@ FROM claimed
 UNION ALL
 SELECT NULL, NULL, NULL, NULL, fingerprint, status, headers, body, expires_in FROM done
 
+-- name: claim_many
+-- The claim above for the concurrent callers of one coalesced commit (distinct keys, at most 64): each
+-- row is decided exactly as the single claim decides it, the replay fast path per row. Rows go in in
+-- key order, so that two batches over the same keys lock them in the same order. No row back for a
+-- key: it is live, and its caller answers it with the single claim.
+-- Columns: scope, idem_key, then the single claim's columns in its order.
+WITH req (scope, idem_key, fingerprint, lease_ms, retention_ms) AS (
+    VALUES {rows}
+), done AS (
+    SELECT d.scope, d.idem_key, d.fingerprint, d.status, d.headers, d.body, d.expires_at - {now_ms} AS expires_in
+    FROM idem_record d JOIN req ON d.scope = req.scope AND d.idem_key = req.idem_key
+    WHERE d.state = 1 AND d.expires_at > {now_ms}
+), claimed AS (
+    INSERT INTO idem_record AS r
+        (scope, idem_key, fingerprint, state, token, attempt, lease_until, expires_at, created_at)
+    SELECT scope, idem_key, fingerprint, 0, {new_token}, 1, {now_ms} + lease_ms, {now_ms} + retention_ms, {now_ms}
+    FROM req WHERE NOT EXISTS (SELECT 1 FROM done WHERE done.scope = req.scope AND done.idem_key = req.idem_key)
+    ORDER BY scope, idem_key
+    {claim_takeover}
+    RETURNING r.scope, r.idem_key, r.token, r.attempt, r.recovery_phase, r.recovery_state
+)
+SELECT scope, idem_key, token, attempt, recovery_phase, recovery_state,
+       CAST(NULL AS text) AS fingerprint, CAST(NULL AS integer) AS status, CAST(NULL AS text) AS headers, CAST(NULL AS bytea) AS body,
+       CAST(NULL AS bigint) AS expires_in
+FROM claimed
+UNION ALL
+SELECT scope, idem_key, NULL, NULL, NULL, NULL, fingerprint, status, headers, body, expires_in FROM done
+
+-- name: claim_many_row
+-- params per row: scope, idem_key, fingerprint, lease_ms, retention_ms
+(CAST(? AS text), CAST(? AS text), CAST(? AS text), CAST(? AS bigint), CAST(? AS bigint))
+
 -- name: purge
 DELETE FROM idem_record WHERE ctid = ANY (ARRAY(
     SELECT ctid FROM idem_record
