@@ -64,15 +64,8 @@ public final class MicrometerIdemListener implements IdemListener {
                 .register(registry);
     }
 
-    /** The operation part of a scope: after the first space (the principal comes before it). */
-    static String operation(Scope scope) {
-        String value = scope.value();
-        int space = value.indexOf(' ');
-        return space < 0 || space == value.length() - 1 ? "none" : value.substring(space + 1);
-    }
-
     private void count(String outcome, Scope scope) {
-        String operation = operation(scope);
+        String operation = scope.operation();
         claims.computeIfAbsent(outcome + ' ' + operation, k -> Counter.builder(CLAIMS)
                 .description("Idempotency key claims by outcome and operation")
                 .tag(OUTCOME_TAG, outcome)
