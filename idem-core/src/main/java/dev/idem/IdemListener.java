@@ -31,6 +31,14 @@ public interface IdemListener {
     default void leaseLost(Scope scope) {
     }
 
+    /**
+     * A phase of the running operation returned: it ran and was checkpointed ({@code fromCheckpoint}
+     * false), or an earlier attempt had finished it and its checkpointed result was returned (true).
+     * {@code phase} is the name the operation gave it, not data of the request.
+     */
+    default void phase(Scope scope, String phase, boolean fromCheckpoint) {
+    }
+
     /** The sweeper deleted {@code count} expired records. */
     default void purged(int count) {
     }

@@ -154,7 +154,9 @@ final class RunningExecution implements Execution {
         checkPhaseName(name);
         byte[] earlier = finishedPhases.get(name);
         if (earlier != null) {
-            return codec.decode(earlier);
+            T result = codec.decode(earlier);
+            idem.listener().phase(id.scope(), name, true);
+            return result;
         }
         ensureOwned();
         T result = action.run(downstreamKey(name));
@@ -168,6 +170,7 @@ final class RunningExecution implements Execution {
             throw e;
         }
         finishedPhases.put(name, encoded);
+        idem.listener().phase(id.scope(), name, false);
         return result;
     }
 

@@ -61,6 +61,16 @@ public final class Scope {
         return value;
     }
 
+    /**
+     * The operation part: what follows the first space ({@code POST /payments} of
+     * {@code user:42 POST /payments}), or the whole value if it has no space. Metrics and traces use
+     * it instead of the value, which names a principal.
+     */
+    public String operation() {
+        int space = value.indexOf(SEPARATOR);
+        return space < 0 || space == value.length() - 1 ? value : value.substring(space + 1);
+    }
+
     @Override
     public boolean equals(Object o) {
         return o instanceof Scope other && value.equals(other.value);

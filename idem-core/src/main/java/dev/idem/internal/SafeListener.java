@@ -52,6 +52,11 @@ public final class SafeListener implements IdemListener {
     }
 
     @Override
+    public void phase(Scope scope, String phase, boolean fromCheckpoint) {
+        guard("phase", () -> delegate.phase(scope, phase, fromCheckpoint));
+    }
+
+    @Override
     public void purged(int count) {
         guard("purged", () -> delegate.purged(count));
     }

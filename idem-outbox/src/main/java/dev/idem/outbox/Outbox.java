@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
+import java.util.function.Supplier;
 import javax.sql.DataSource;
 
 /**
@@ -65,6 +66,7 @@ public final class Outbox implements Purgeable {
     private final Map<String, String> tableNames;
     private final SqlStatements sql;
     private final Duration retention;
+    private final Supplier<Map<String, String>> headerSource;
 
     private Outbox(Builder b, Dialect dialect) {
         this.calls = new StoreCalls(new Transactions(b.dataSource()), dialect.displayName() + " outbox");
@@ -72,6 +74,7 @@ public final class Outbox implements Purgeable {
         this.tableNames = Map.of(Tables.DEFAULT_OUTBOX_TABLE, b.tableName());
         this.sql = SqlStatements.load(dialect, b.sqlSource, "outbox.sql", tableNames, requiredStatements(dialect));
         this.retention = b.retention;
+        this.headerSource = b.headerSource;
     }
 
     /** Every statement the outbox and its relay run on {@code dialect}; checked when the outbox is built. */
@@ -114,7 +117,9 @@ public final class Outbox implements Purgeable {
      * @param aggregateId   the aggregate's id: 1–255 characters without control characters
      * @param eventType     e.g. {@code PaymentCaptured}: 1–255 characters without control characters
      * @param payload       the event body, never null
-     * @param headers       broker headers to publish with it; names non-empty, values non-null
+     * @param headers       broker headers to publish with it; names non-empty, values non-null. They
+     *                      are added to the {@linkplain Builder#headers(Supplier) header source}'s, and
+     *                      win over them for the same name
      * @return the event as it will be published
      * @throws IllegalStateException if the connection is in auto-commit mode (the event would not be part of a business transaction)
      * @throws SQLException          as the driver throws it; the caller owns the transaction
@@ -126,7 +131,7 @@ public final class Outbox implements Purgeable {
         checkText("aggregateId", aggregateId);
         checkText("eventType", eventType);
         Objects.requireNonNull(payload, "payload is null (use an empty array)");
-        Map<String, String> headerCopy = MessageHeaders.copyOf(headers);
+        Map<String, String> headerCopy = MessageHeaders.copyOf(withSourceHeaders(headers));
         if (connection.getAutoCommit()) {
             throw new IllegalStateException("append belongs in the business transaction, but the connection is in auto-commit mode");
         }
@@ -135,6 +140,20 @@ public final class Outbox implements Purgeable {
         } catch (SQLException e) {
             throw Transactions.inCallersTransaction(e, "outbox append");
         }
+    }
+
+    private Map<String, String> withSourceHeaders(Map<String, String> headers) {
+        if (headerSource == null) {
+            return headers;
+        }
+        Objects.requireNonNull(headers, "headers is null");
+        Map<String, String> fromSource = headerSource.get();
+        if (fromSource == null || fromSource.isEmpty()) {
+            return headers;
+        }
+        Map<String, String> merged = new LinkedHashMap<>(fromSource);
+        merged.putAll(headers);
+        return merged;
     }
 
     private OutboxMessage appendOn(Connection connection, String aggregateType, String aggregateId, String eventType, byte[] body,
@@ -390,6 +409,7 @@ public final class Outbox implements Purgeable {
     public static final class Builder extends JdbcComponentBuilder<Builder> {
         private Duration retention = Duration.ofDays(1);
         private SqlStatements.Source sqlSource = SqlStatements.Source.of(Outbox.class);
+        private Supplier<Map<String, String>> headerSource;
 
         /** The table defaults to {@code idem_outbox}; the sequence table is its name plus {@code _sequence}. */
         private Builder(DataSource dataSource, Dialect dialect) {
@@ -403,6 +423,17 @@ public final class Outbox implements Purgeable {
                 throw new IllegalArgumentException("retention must be at least 1 ms, was " + retention);
             }
             this.retention = retention;
+            return this;
+        }
+
+        /**
+         * Headers every {@link Outbox#append append} stores with its event, asked for on the appending
+         * thread: e.g. the current trace context ({@code traceparent}), which the relay's publisher then
+         * sends, so the consumer joins the producer's trace (idem-opentelemetry has one). Headers given
+         * to {@code append} win over these for the same name. Default: none.
+         */
+        public Builder headers(Supplier<Map<String, String>> headerSource) {
+            this.headerSource = Objects.requireNonNull(headerSource, "headerSource is null");
             return this;
         }
 

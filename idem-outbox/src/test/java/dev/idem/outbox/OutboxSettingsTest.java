@@ -34,6 +34,35 @@ class OutboxSettingsTest {
 
     @ParameterizedTest
     @EnumSource(Backends.class)
+    @DisplayName("a header source's headers are stored with every appended event; append's own headers win for the same name")
+    void headerSourceHeadersAreStoredWithEachEvent(Backends backend) throws Exception {
+        try (TestDatabase db = backend.open()) {
+            Map<String, String> current = new java.util.HashMap<>(Map.of("traceparent", "00-aaaa-01", "tracestate", "a=1"));
+            Outbox outbox = Outbox.builder(db.dataSource()).headers(() -> Map.copyOf(current)).build();
+            outbox.migrate();
+            assertThatThrownBy(() -> Outbox.builder(db.dataSource()).headers(null)).isInstanceOf(NullPointerException.class);
+            OutboxMessage plain;
+            OutboxMessage overriding;
+            try (Connection c = db.dataSource().getConnection()) {
+                c.setAutoCommit(false);
+                plain = outbox.append(c, "payment", "p-1", "Captured", new byte[] {1});
+                current.put("traceparent", "00-bbbb-01");
+                overriding = outbox.append(c, "payment", "p-1", "Refunded", new byte[] {2}, Map.of("tracestate", "mine"));
+                c.commit();
+            }
+            assertThat(plain.headers()).containsExactlyInAnyOrderEntriesOf(Map.of("traceparent", "00-aaaa-01", "tracestate", "a=1"));
+            assertThat(overriding.headers()).as("asked per append; the caller's header wins")
+                    .containsExactlyInAnyOrderEntriesOf(Map.of("traceparent", "00-bbbb-01", "tracestate", "mine"));
+            java.util.List<OutboxMessage> stored = new java.util.ArrayList<>();
+            OutboxRelay relay = OutboxRelay.builder(outbox, stored::add).build();
+            relay.runOnce();
+            assertThat(stored).extracting(OutboxMessage::headers).as("what the relay hands the publisher")
+                    .containsExactly(plain.headers(), overriding.headers());
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backends.class)
     @DisplayName("relay settings are validated; backoff doubles from its base, is capped, and jitters within the upper half")
     void relaySettingsAndBackoff(Backends backend) {
         try (TestDatabase db = backend.open()) {

@@ -4,7 +4,9 @@ import dev.idem.IdemListener;
 import dev.idem.Scope;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Counts idem's events in Micrometer. The starter registers one when the application has a
@@ -14,45 +16,45 @@ import java.util.Objects;
  * <table>
  * <caption>Meters</caption>
  * <tr><th>name</th><th>tags</th><th>counts</th></tr>
- * <tr><td>{@value #CLAIMS}</td><td>{@code outcome=acquired}</td><td>calls that got a fresh key and ran the operation</td></tr>
- * <tr><td>{@value #CLAIMS}</td><td>{@code outcome=takeover}</td><td>calls that took a key over after its owner's lease ran out, and ran (resumed) it</td></tr>
- * <tr><td>{@value #CLAIMS}</td><td>{@code outcome=replayed}</td><td>calls answered with a stored response</td></tr>
- * <tr><td>{@value #CLAIMS}</td><td>{@code outcome=conflict}</td><td>calls that found the key in progress (409, or waiting)</td></tr>
- * <tr><td>{@value #CLAIMS}</td><td>{@code outcome=mismatch}</td><td>calls that reused a key for another request (422)</td></tr>
+ * <tr><td>{@value #CLAIMS}</td><td>{@code outcome=acquired}, {@code operation}</td><td>calls that got a fresh key and ran the operation</td></tr>
+ * <tr><td>{@value #CLAIMS}</td><td>{@code outcome=takeover}, {@code operation}</td><td>calls that took a key over after its owner's lease ran out, and ran (resumed) it</td></tr>
+ * <tr><td>{@value #CLAIMS}</td><td>{@code outcome=replayed}, {@code operation}</td><td>calls answered with a stored response</td></tr>
+ * <tr><td>{@value #CLAIMS}</td><td>{@code outcome=conflict}, {@code operation}</td><td>calls that found the key in progress (409, or waiting)</td></tr>
+ * <tr><td>{@value #CLAIMS}</td><td>{@code outcome=mismatch}, {@code operation}</td><td>calls that reused a key for another request (422)</td></tr>
  * <tr><td>{@value #LEASE_LOST}</td><td></td><td>writes refused because another owner holds the key now</td></tr>
  * <tr><td>{@value #PURGED}</td><td></td><td>expired records deleted by the sweeper</td></tr>
  * </table>
  *
- * {@code acquired} and {@code takeover} are disjoint, so the sum over outcomes counts claims with a
+ * <p>{@value #OPERATION_TAG} is the operation part of the scope (what follows its first space): for
+ * an {@code @Idempotent} endpoint the HTTP method and the handler's URL pattern
+ * ({@code POST /orders/{id}/pay}), for an {@code @IdempotentMethod} its scope name
+ * ({@code com.acme.Payments#charge}). So replays are countable per route, and the cardinality is
+ * bounded by the application's endpoints and methods: the principal, the raw path and the key never
+ * become a tag. (A custom {@code ScopeResolver} must keep the operation part bounded in the same way.)
+ *
+ * <p>{@code acquired} and {@code takeover} are disjoint, so the sum over outcomes counts claims with a
  * final answer, except that a call that waits ({@code in-flight=wait}) counts {@code conflict} when
- * it starts waiting and then the outcome it ends with. Tags carry no principal, route or key, so
- * the meters' cardinality is fixed.
+ * it starts waiting and then the outcome it ends with.
  */
 public final class MicrometerIdemListener implements IdemListener {
-    /** Claims by outcome. */
+    /** Claims by outcome and operation. */
     public static final String CLAIMS = "idem.claims";
     /** Writes refused by a stale fencing token. */
     public static final String LEASE_LOST = "idem.lease.lost";
     /** Records deleted by the sweeper. */
     public static final String PURGED = "idem.purged";
-    /** The tag of {@value #CLAIMS}. */
+    /** The outcome tag of {@value #CLAIMS}. */
     public static final String OUTCOME_TAG = "outcome";
+    /** The operation tag of {@value #CLAIMS}: the endpoint's method and route pattern, or the method's scope name. */
+    public static final String OPERATION_TAG = "operation";
 
-    private final Counter acquired;
-    private final Counter takeover;
-    private final Counter replayed;
-    private final Counter conflict;
-    private final Counter mismatch;
+    private final MeterRegistry registry;
+    private final Map<String, Counter> claims = new ConcurrentHashMap<>();
     private final Counter leaseLost;
     private final Counter purged;
 
     public MicrometerIdemListener(MeterRegistry registry) {
-        Objects.requireNonNull(registry, "registry is null");
-        this.acquired = claims(registry, "acquired");
-        this.takeover = claims(registry, "takeover");
-        this.replayed = claims(registry, "replayed");
-        this.conflict = claims(registry, "conflict");
-        this.mismatch = claims(registry, "mismatch");
+        this.registry = Objects.requireNonNull(registry, "registry is null");
         this.leaseLost = Counter.builder(LEASE_LOST)
                 .description("Writes refused because another owner took the key over")
                 .register(registry);
@@ -62,38 +64,40 @@ public final class MicrometerIdemListener implements IdemListener {
                 .register(registry);
     }
 
-    private static Counter claims(MeterRegistry registry, String outcome) {
-        return Counter.builder(CLAIMS)
-                .description("Idempotency key claims by outcome")
+    private void count(String outcome, Scope scope) {
+        String operation = scope.operation();
+        claims.computeIfAbsent(outcome + ' ' + operation, k -> Counter.builder(CLAIMS)
+                .description("Idempotency key claims by outcome and operation")
                 .tag(OUTCOME_TAG, outcome)
-                .register(registry);
+                .tag(OPERATION_TAG, operation)
+                .register(registry)).increment();
     }
 
     @Override
     public void claimed(Scope scope, int attempt) {
         if (attempt == 1) {
-            acquired.increment(); // a later attempt is reported by takeover()
+            count("acquired", scope); // a later attempt is reported by takeover()
         }
     }
 
     @Override
     public void takeover(Scope scope, int attempt) {
-        takeover.increment();
+        count("takeover", scope);
     }
 
     @Override
     public void replayed(Scope scope) {
-        replayed.increment();
+        count("replayed", scope);
     }
 
     @Override
     public void conflict(Scope scope) {
-        conflict.increment();
+        count("conflict", scope);
     }
 
     @Override
     public void mismatch(Scope scope) {
-        mismatch.increment();
+        count("mismatch", scope);
     }
 
     @Override

@@ -420,10 +420,10 @@ class AutoConfigurationTest {
             idem.execute(scope, IdempotencyKey.of("k"), one, run -> StoredResponse.of(201, new byte[0]));
             idem.execute(scope, IdempotencyKey.of("k"), two, run -> StoredResponse.of(201, new byte[0]));
 
-            assertThat(registry.counter(MicrometerIdemListener.CLAIMS, "outcome", "acquired").count()).isEqualTo(1);
-            assertThat(registry.counter(MicrometerIdemListener.CLAIMS, "outcome", "replayed").count()).isEqualTo(1);
-            assertThat(registry.counter(MicrometerIdemListener.CLAIMS, "outcome", "mismatch").count()).isEqualTo(1);
-            assertThat(registry.counter(MicrometerIdemListener.CLAIMS, "outcome", "conflict").count()).isZero();
+            assertThat(registry.counter(MicrometerIdemListener.CLAIMS, "outcome", "acquired", "operation", "POST /x").count()).isEqualTo(1);
+            assertThat(registry.counter(MicrometerIdemListener.CLAIMS, "outcome", "replayed", "operation", "POST /x").count()).isEqualTo(1);
+            assertThat(registry.counter(MicrometerIdemListener.CLAIMS, "outcome", "mismatch", "operation", "POST /x").count()).isEqualTo(1);
+            assertThat(registry.find(MicrometerIdemListener.CLAIMS).tag("outcome", "conflict").counters()).isEmpty();
             assertThat(registry.find(MicrometerIdemListener.LEASE_LOST).counter()).as("registered up front").isNotNull();
         });
     }
@@ -470,7 +470,7 @@ class AutoConfigurationTest {
                     idem.execute(scope, IdempotencyKey.of("k"), fingerprint, run -> StoredResponse.of(201, new byte[0]));
 
                     assertThat(heard).containsExactly("claimed listener-test POST /x", "replayed listener-test POST /x");
-                    assertThat(registry.counter(MicrometerIdemListener.CLAIMS, "outcome", "replayed").count()).isEqualTo(1);
+                    assertThat(registry.counter(MicrometerIdemListener.CLAIMS, "outcome", "replayed", "operation", "POST /x").count()).isEqualTo(1);
                 });
     }
 

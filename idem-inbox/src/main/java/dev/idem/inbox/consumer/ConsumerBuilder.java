@@ -20,6 +20,7 @@ public abstract class ConsumerBuilder<M, B extends ConsumerBuilder<M, B>> {
     private MessageHandler<M> handler;
     private ConsumerListener<? super M> listener = new ConsumerListener<>() { };
     private Duration storeFailureBackoff = Duration.ofSeconds(1);
+    private ConsumerTracing tracing = ConsumerTracing.NONE;
 
     protected ConsumerBuilder(Inbox inbox, MessageIdExtractor<? super M> standardIds) {
         this.inbox = Objects.requireNonNull(inbox, "inbox is null");
@@ -49,6 +50,12 @@ public abstract class ConsumerBuilder<M, B extends ConsumerBuilder<M, B>> {
 
     public B listener(ConsumerListener<? super M> listener) {
         this.listener = Objects.requireNonNull(listener, "listener is null");
+        return self();
+    }
+
+    /** Wraps each delivery's handling, e.g. in a span continuing the producer's trace. Default: nothing. */
+    public B tracing(ConsumerTracing tracing) {
+        this.tracing = Objects.requireNonNull(tracing, "tracing is null");
         return self();
     }
 
@@ -96,6 +103,17 @@ public abstract class ConsumerBuilder<M, B extends ConsumerBuilder<M, B>> {
 
     /** A loop over {@code adapter} with these settings. */
     public ConsumerLoop<M> loop(BrokerAdapter<M> adapter, String source) {
-        return new ConsumerLoop<>(inbox, consumerName, messageIds, handler, listener, storeFailureBackoff, adapter, source);
+        return new ConsumerLoop<>(inbox, consumerName, messageIds, traced(handler, adapter, source), listener, storeFailureBackoff,
+                adapter, source);
+    }
+
+    /** The handler inside {@link #tracing}, which sees each delivery's headers; the handler itself without tracing. */
+    private MessageHandler<M> traced(MessageHandler<M> handler, BrokerAdapter<M> adapter, String source) {
+        if (tracing == ConsumerTracing.NONE || handler == null) {
+            return handler;
+        }
+        ConsumerTracing around = tracing;
+        return (connection, message) -> around.around(consumerName, source, adapter.headers(message),
+                () -> handler.handle(connection, message));
     }
 }

@@ -64,6 +64,11 @@ public final class CompositeIdemListener implements IdemListener {
     }
 
     @Override
+    public void phase(Scope scope, String phase, boolean fromCheckpoint) {
+        each(l -> l.phase(scope, phase, fromCheckpoint));
+    }
+
+    @Override
     public void purged(int count) {
         each(l -> l.purged(count));
     }

@@ -1,19 +1,16 @@
 package dev.idem.spring.internal;
 
 import dev.idem.Idem;
-import dev.idem.InFlightPolicy;
 import dev.idem.servlet.RoutePolicy;
 import dev.idem.servlet.StoragePolicy;
 import dev.idem.spring.IdemProperties;
 import dev.idem.spring.Idempotent;
 import java.lang.reflect.Method;
-import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
-import org.springframework.boot.convert.DurationStyle;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.env.PropertyResolver;
 import org.springframework.web.method.HandlerMethod;
@@ -30,6 +27,7 @@ public final class EndpointPolicies {
     private final IdemProperties properties;
     private final PropertyResolver placeholders;
     private final TransactionalRunners transactionalRunners;
+    private final EngineVariants variants;
     private final Map<HandlerKey, RoutePolicy> cache = new ConcurrentHashMap<>();
 
     public EndpointPolicies(Idem idem, IdemProperties properties, PropertyResolver placeholders,
@@ -38,6 +36,7 @@ public final class EndpointPolicies {
         this.properties = Objects.requireNonNull(properties, "properties is null");
         this.placeholders = Objects.requireNonNull(placeholders, "placeholders is null");
         this.transactionalRunners = Objects.requireNonNull(transactionalRunners, "transactionalRunners is null");
+        this.variants = new EngineVariants(properties, placeholders);
     }
 
     private record HandlerKey(Class<?> type, Method method) {
@@ -114,65 +113,8 @@ public final class EndpointPolicies {
 
     /** The endpoint's own engine, or null when the annotation changes no setting. */
     private Idem variant(Idempotent annotation, String where) {
-        Duration lease = duration(annotation.lease(), "lease", where);
-        Duration retention = duration(annotation.retention(), "retention", where);
-        Duration maxWait = duration(annotation.maxWait(), "maxWait", where);
-        InFlightPolicy inFlight = inFlight(annotation.inFlight(), maxWait, where);
-        if (lease == null && retention == null && inFlight == null) {
-            return null;
-        }
-        try {
-            Idem.Builder builder = idem.toBuilder();
-            if (lease != null) {
-                builder.lease(lease);
-            }
-            if (retention != null) {
-                builder.retention(retention);
-            }
-            if (inFlight != null) {
-                builder.inFlightPolicy(inFlight);
-            }
-            return builder.build();
-        } catch (IllegalArgumentException | IllegalStateException e) {
-            throw new IllegalStateException("@Idempotent on " + where + ": " + e.getMessage(), e);
-        }
-    }
-
-    private InFlightPolicy inFlight(Idempotent.InFlight mode, Duration maxWait, String where) {
-        switch (mode) {
-            case REJECT:
-                if (maxWait != null) {
-                    throw new IllegalStateException("@Idempotent on " + where + ": maxWait is set but inFlight is REJECT, which never waits");
-                }
-                return InFlightPolicy.reject();
-            case WAIT:
-                return InFlightPolicy.waitUpTo(maxWait != null ? maxWait : properties.getMaxWait());
-            default:
-                if (maxWait == null) {
-                    return null;
-                }
-                if (properties.getInFlight() != IdemProperties.InFlight.WAIT) {
-                    throw new IllegalStateException("@Idempotent on " + where + ": maxWait is set but the in-flight policy"
-                            + " is idem.in-flight=reject, which never waits; add inFlight = WAIT");
-                }
-                return InFlightPolicy.waitUpTo(maxWait);
-        }
-    }
-
-    private Duration duration(String text, String attribute, String where) {
-        if (text.isEmpty()) {
-            return null;
-        }
-        Duration value;
-        try {
-            value = DurationStyle.detectAndParse(placeholders.resolveRequiredPlaceholders(text).trim());
-        } catch (IllegalArgumentException e) {
-            throw new IllegalStateException("@Idempotent on " + where + ": " + attribute + " '" + text
-                    + "' is not a duration (examples: 30s, 5m, 24h, PT1H)", e);
-        }
-        if (value.isNegative() || value.isZero()) {
-            throw new IllegalStateException("@Idempotent on " + where + ": " + attribute + " must be positive, was '" + text + "'");
-        }
-        return value;
+        EngineVariants.Settings settings = variants.settings(annotation.lease(), annotation.retention(),
+                annotation.inFlight(), annotation.maxWait(), "@Idempotent on " + where);
+        return settings.changesNothing() ? null : EngineVariants.variant(idem, settings, "@Idempotent on " + where);
     }
 }

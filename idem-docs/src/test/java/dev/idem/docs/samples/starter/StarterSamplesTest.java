@@ -1,8 +1,10 @@
 package dev.idem.docs.samples.starter;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idem.jdbc.Sqlite;
+import dev.idem.spring.IdempotentMethodMismatchException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -65,6 +67,19 @@ class StarterSamplesTest {
         assertThat(retry.body()).isEqualTo(first.body());
         assertThat(retry.headers().firstValue("Idempotent-Replayed")).contains("true");
         assertThat(app.getBean(Orders.class).count()).isEqualTo(1);
+    }
+
+    @Test
+    @DisplayName("http-starter-method: a repeated call with the same order id returns the stored shipment and makes no second label")
+    void idempotentMethod() throws Exception {
+        Shipments shipments = app.getBean(Shipments.class);
+        Shipments.Shipment first = shipments.ship(new Shipments.Order("order-7", "1 Main St"));
+        Shipments.Shipment repeat = shipments.ship(new Shipments.Order("order-7", "1 Main St"));
+
+        assertThat(repeat).isEqualTo(first);
+        assertThat(shipments.labels()).isEqualTo(1);
+        assertThatThrownBy(() -> shipments.ship(new Shipments.Order("order-7", "2 Other Rd")))
+                .isInstanceOf(IdempotentMethodMismatchException.class);
     }
 
     private HttpResponse<String> post(String path, String key, String json) throws Exception {
