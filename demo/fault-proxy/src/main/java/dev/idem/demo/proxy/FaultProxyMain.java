@@ -83,7 +83,7 @@ public final class FaultProxyMain implements Callable<Integer> {
             throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
         }
         proxy.start();
-        HttpServer admin = adminPort == null ? null : startAdmin(proxy.stats()::toJson, null);
+        HttpServer admin = adminPort == null ? null : startAdmin(() -> proxy.stats().toJson(), null);
         String target = String.join(", ", upstreams);
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
