@@ -4,7 +4,6 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idem.inbox.Inbox;
 import dev.idem.inbox.InboxBatchHandler;
-import dev.idem.inbox.InboxHandler;
 import dev.idem.inbox.InboxMessage;
 import dev.idem.inbox.InboxOutcome;
 import java.util.ArrayList;
@@ -55,7 +54,6 @@ final class PeerInboxBench {
     List<Row> run() throws Exception {
         pg.execute("DROP SCHEMA IF EXISTS " + SCHEMA + " CASCADE", "CREATE SCHEMA " + SCHEMA,
                 inSchema(SPRING_DDL), inSchema(CAMEL_DDL));
-        List<Row> rows = new ArrayList<>();
         try (HikariDataSource ds = pool()) {
             Inbox inbox = Inbox.builder(ds).tableName("peers_inbox").quarantineTableName("peers_quarantine").build();
             inbox.migrate();
@@ -66,48 +64,62 @@ final class PeerInboxBench {
             camel.setCreateTableIfNotExists(false);
             camel.start();
             try {
-                InboxHandler nothing = (c, m) -> {
-                };
-                InboxBatchHandler nothingAtOnce = (c, ms) -> {
-                };
-                Predicate<String> idemOne = id -> inbox.process(CONSUMER, id, nothing).status() == InboxOutcome.Status.PROCESSED;
-                Predicate<String> springOne = id -> spring.putIfAbsent(id, "1") == null;
-                Predicate<String> camelOne = camel::add;
-                Bench.progress("peers: per message, idem Inbox.process");
-                Measured idem = perMessage(idemOne);
-                Bench.progress("peers: per message, Spring Integration JdbcMetadataStore.putIfAbsent");
-                Measured springRun = perMessage(springOne);
-                Bench.progress("peers: per message, Camel JdbcMessageIdRepository.add");
-                Measured camelRun = perMessage(camelOne);
-                rows.add(new Row("peers", "claim per message: idem Inbox.process", "PostgreSQL", 1, idem, "msg/s", null, Double.NaN,
-                        "claim, no effect; 1 tx each"));
-                rows.add(new Row("peers", "claim per message: Spring Integration JdbcMetadataStore.putIfAbsent", "PostgreSQL", 1, springRun,
-                        "msg/s", null, Double.NaN, "auto-commit").compare("idem", idem));
-                rows.add(new Row("peers", "claim per message: Camel JdbcMessageIdRepository.add", "PostgreSQL", 1, camelRun, "msg/s", null,
-                        Double.NaN, "SELECT COUNT + INSERT, 1 tx each").compare("idem", idem));
-
-                Bench.progress("peers: batched " + batch + ", idem processBatchAtOnce");
-                Measured idemBatch = batched(ids -> {
-                    List<InboxMessage> messages = ids.stream().map(InboxMessage::of).toList();
-                    return inbox.processBatchAtOnce(CONSUMER, messages, nothingAtOnce).stream()
-                            .allMatch(o -> o.status() == InboxOutcome.Status.PROCESSED);
-                });
-                Bench.progress("peers: batched " + batch + ", Spring Integration in one transaction");
-                Measured springBatch = batched(ids -> inOneTransaction(transactions, ids, springOne));
-                Bench.progress("peers: batched " + batch + ", Camel in one transaction");
-                Measured camelBatch = batched(ids -> inOneTransaction(transactions, ids, camelOne));
-                String batched = "batched " + batch + " (1 tx): ";
-                rows.add(new Row("peers", batched + "idem processBatchAtOnce", "PostgreSQL", 1, idemBatch, "msg/s", null, Double.NaN,
-                        "one claim statement").compare("idem per message", idem));
-                rows.add(new Row("peers", batched + "Spring Integration putIfAbsent each", "PostgreSQL", 1, springBatch, "msg/s", null,
-                        Double.NaN, "TransactionTemplate").compare("idem", idemBatch));
-                rows.add(new Row("peers", batched + "Camel add each", "PostgreSQL", 1, camelBatch, "msg/s", null, Double.NaN,
-                        "TransactionTemplate").compare("idem", idemBatch));
+                Claims claims = new Claims(inbox, id -> spring.putIfAbsent(id, "1") == null, camel::add, transactions);
+                List<Row> rows = new ArrayList<>(perMessageRows(claims));
+                rows.addAll(batchedRows(claims, rows.get(0).measured()));
+                return rows;
             } finally {
                 camel.stop();
             }
         }
-        return rows;
+    }
+
+    /** The three ways to claim one id, and the transactions the peers' batches run in. */
+    private record Claims(Inbox inbox, Predicate<String> spring, Predicate<String> camel, TransactionTemplate transactions) {
+        boolean idem(String id) {
+            return inbox.process(CONSUMER, id, (c, m) -> {
+            }).status() == InboxOutcome.Status.PROCESSED;
+        }
+
+        boolean idemBatch(List<String> ids) {
+            InboxBatchHandler nothing = (c, messages) -> {
+            };
+            return inbox.processBatchAtOnce(CONSUMER, ids.stream().map(InboxMessage::of).toList(), nothing).stream()
+                    .allMatch(o -> o.status() == InboxOutcome.Status.PROCESSED);
+        }
+    }
+
+    private List<Row> perMessageRows(Claims claims) throws InterruptedException {
+        Bench.progress("peers: per message, idem Inbox.process");
+        Measured idem = perMessage(claims::idem);
+        Bench.progress("peers: per message, Spring Integration JdbcMetadataStore.putIfAbsent");
+        Measured spring = perMessage(claims.spring());
+        Bench.progress("peers: per message, Camel JdbcMessageIdRepository.add");
+        Measured camel = perMessage(claims.camel());
+        return List.of(
+                new Row("peers", "claim per message: idem Inbox.process", "PostgreSQL", 1, idem, "msg/s", null, Double.NaN,
+                        "claim, no effect; 1 tx each"),
+                new Row("peers", "claim per message: Spring Integration JdbcMetadataStore.putIfAbsent", "PostgreSQL", 1, spring,
+                        "msg/s", null, Double.NaN, "auto-commit").compare("idem", idem),
+                new Row("peers", "claim per message: Camel JdbcMessageIdRepository.add", "PostgreSQL", 1, camel, "msg/s", null,
+                        Double.NaN, "SELECT COUNT + INSERT, 1 tx each").compare("idem", idem));
+    }
+
+    private List<Row> batchedRows(Claims claims, Measured idemPerMessage) throws InterruptedException {
+        Bench.progress("peers: batched " + batch + ", idem processBatchAtOnce");
+        Measured idem = batched(claims::idemBatch);
+        Bench.progress("peers: batched " + batch + ", Spring Integration in one transaction");
+        Measured spring = batched(ids -> inOneTransaction(claims.transactions(), ids, claims.spring()));
+        Bench.progress("peers: batched " + batch + ", Camel in one transaction");
+        Measured camel = batched(ids -> inOneTransaction(claims.transactions(), ids, claims.camel()));
+        String batched = "batched " + batch + " (1 tx): ";
+        return List.of(
+                new Row("peers", batched + "idem processBatchAtOnce", "PostgreSQL", 1, idem, "msg/s", null, Double.NaN,
+                        "one claim statement").compare("idem per message", idemPerMessage),
+                new Row("peers", batched + "Spring Integration putIfAbsent each", "PostgreSQL", 1, spring, "msg/s", null,
+                        Double.NaN, "TransactionTemplate").compare("idem", idem),
+                new Row("peers", batched + "Camel add each", "PostgreSQL", 1, camel, "msg/s", null, Double.NaN,
+                        "TransactionTemplate").compare("idem", idem));
     }
 
     private static String inSchema(String ddl) {
