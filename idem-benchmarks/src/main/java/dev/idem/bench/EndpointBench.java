@@ -122,8 +122,12 @@ final class EndpointBench {
                 "--bench.port-file=" + portFile.toAbsolutePath(),
                 "--spring.main.banner-mode=off",
                 "--logging.level.root=WARN",
-                "--idem.sweeper.interval=10s",
-                "--idem.coalesce-commits=" + options.coalesce));
+                "--idem.sweeper.interval=10s"));
+        if (options.coalesce != null) {
+            // The starter's store can only be switched off; the cached store takes either.
+            cmd.add("--bench.coalesce-commits=" + options.coalesce);
+            cmd.add("--idem.coalesce-commits=" + options.coalesce);
+        }
         if (cache) {
             cmd.add("--bench.response-cache=" + StoreBench.CACHE_ENTRIES);
         }

@@ -28,7 +28,8 @@ final class Options {
     boolean vacuum = true;
     String label = null;
     boolean cache = true;
-    boolean coalesce = true;
+    /** Coalesced commits forced on or off; null: the dialect's default. */
+    Boolean coalesce = null;
 
     static final String USAGE = String.join("\n",
             "usage: ./idem bench [options]",
@@ -48,7 +49,7 @@ final class Options {
             "  --no-vacuum                   growth: do not VACUUM the table while it runs (when autovacuum is off)",
             "  --no-pgbench                  skip the pgbench lines",
             "  --no-cache                    skip the replay lines with the completed-response cache",
-            "  --no-coalesce                 JDBC store without coalesced commits (coalesceCommits(false), idem.coalesce-commits=false)",
+            "  --coalesce, --no-coalesce     JDBC store with / without coalesced commits (default: the dialect's, on for SQLite only)",
             "  --pg-url URL                  admin JDBC URL (default IDEM_PG_URL or jdbc:postgresql://127.0.0.1:5432/test?user=postgres);",
             "                                a database idem_bench_<pid> is created there and dropped at the end",
             "  --mariadb-url URL             admin JDBC URL for mariadb (default IDEM_MYSQL_URL or jdbc:mariadb://127.0.0.1:3306/test?user=root);",
@@ -72,6 +73,7 @@ final class Options {
                 case "--no-vacuum" -> o.vacuum = false;
                 case "--no-cache" -> o.cache = false;
                 case "--no-coalesce" -> o.coalesce = false;
+                case "--coalesce" -> o.coalesce = true;
                 default -> {
                     if (value == null) {
                         if (i + 1 >= args.length) {

@@ -72,7 +72,7 @@ final class StoreBench {
             String label = postgres ? "PostgreSQL" : "SQLite";
             Path sqliteDir = postgres ? null : Files.createTempDirectory(work, "sqlite-");
             try (HikariDataSource ds = postgres ? pg.pool(maxThreads) : sqlitePool(sqliteDir.resolve("store.db"), maxThreads)) {
-                JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(ds).coalesceCommits(options.coalesce).build();
+                JdbcIdempotencyStore store = coalescing(JdbcIdempotencyStore.builder(ds)).build();
                 store.migrate();
                 List<Measured> firsts = new ArrayList<>();
                 for (int threads : options.threads) {
@@ -102,7 +102,7 @@ final class StoreBench {
                             .compare("claim+complete", firsts.get(i)));
                 }
                 if (options.cache) {
-                    JdbcIdempotencyStore cached = JdbcIdempotencyStore.builder(ds).responseCache(CACHE_ENTRIES).coalesceCommits(options.coalesce).build();
+                    JdbcIdempotencyStore cached = coalescing(JdbcIdempotencyStore.builder(ds).responseCache(CACHE_ENTRIES)).build();
                     for (int i = 0; i < options.threads.size(); i++) {
                         int threads = options.threads.get(i);
                         Bench.progress("store " + label + " replay with responseCache(" + CACHE_ENTRIES + "), " + threads + " threads");
@@ -122,6 +122,11 @@ final class StoreBench {
             rows.addAll(new RedisStoreBench(options, work).run());
         }
         return rows;
+    }
+
+    /** The builder with coalesced commits as --coalesce / --no-coalesce force them, else the dialect's default. */
+    private JdbcIdempotencyStore.Builder coalescing(JdbcIdempotencyStore.Builder builder) {
+        return options.coalesce == null ? builder : builder.coalesceCommits(options.coalesce);
     }
 
     static HikariDataSource sqlitePool(Path file, int size) {

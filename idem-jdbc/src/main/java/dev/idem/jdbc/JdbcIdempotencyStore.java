@@ -563,7 +563,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         /**
          * Whether concurrent claims, and separately concurrent completions, share one statement and one
          * commit (group commit). Default: the dialect's ({@link Dialect#coalescesCommitsByDefault}: on for
-         * PostgreSQL and SQLite, off for MariaDB). No timer and no added latency: a caller that finds no other
+         * SQLite, off for PostgreSQL and MariaDB). No timer and no added latency: a caller that finds no other
          * claim (or completion) in flight goes straight to the database as before; callers arriving while
          * one is in flight queue, and when it ends the first of them takes the whole queue (up to 64
          * entries, at most one per key) to the database in one transaction. Each caller still gets its own

@@ -86,7 +86,7 @@ public class IdemProperties implements InitializingBean {
 
     /**
      * Whether the JDBC store lets concurrent claims, and separately concurrent completions, share one
-     * statement and one commit where the database gains from it (PostgreSQL, SQLite; not MariaDB). No
+     * statement and one commit where the database gains from it (SQLite; not PostgreSQL or MariaDB, where it measured slower). No
      * timer: a call alone goes straight through. False: each call commits on its own.
      */
     private boolean coalesceCommits = true;

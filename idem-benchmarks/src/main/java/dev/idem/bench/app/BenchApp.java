@@ -60,9 +60,13 @@ public class BenchApp {
     @Bean
     @ConditionalOnProperty("bench.response-cache")
     JdbcIdempotencyStore cachedStore(DataSource dataSource, Environment environment) {
-        JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(dataSource)
-                .responseCache(Integer.parseInt(environment.getProperty("bench.response-cache")))
-                .coalesceCommits(environment.getProperty("idem.coalesce-commits", Boolean.class, true)).build();
+        JdbcIdempotencyStore.Builder builder = JdbcIdempotencyStore.builder(dataSource)
+                .responseCache(Integer.parseInt(environment.getProperty("bench.response-cache")));
+        Boolean coalesce = environment.getProperty("bench.coalesce-commits", Boolean.class);
+        if (coalesce != null) {
+            builder.coalesceCommits(coalesce);
+        }
+        JdbcIdempotencyStore store = builder.build();
         store.migrate();
         return store;
     }

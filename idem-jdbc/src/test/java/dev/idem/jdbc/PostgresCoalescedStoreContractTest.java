@@ -7,15 +7,15 @@ import dev.idem.spi.IdempotencyStore;
 import dev.idem.testing.IdempotencyStoreContract;
 import dev.idem.testing.TestDatabase;
 
-/** The store contract with coalesced commits switched off: every call commits on its own, as before coalescing. */
-class PostgresUncoalescedStoreContractTest extends IdempotencyStoreContract {
+/** The store contract on PostgreSQL with coalesced commits switched on (off by default there), so the batched claim is held to it too. */
+class PostgresCoalescedStoreContractTest extends IdempotencyStoreContract {
     private TestDatabase db;
 
     @Override
     protected IdempotencyStore newStore() {
         db = Backends.POSTGRESQL.open();
-        JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(db.dataSource()).coalesceCommits(false).build();
-        assertThat(store.coalescesCommits()).isFalse();
+        JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(db.dataSource()).coalesceCommits(true).build();
+        assertThat(store.coalescesCommits()).isTrue();
         store.migrate();
         return store;
     }
