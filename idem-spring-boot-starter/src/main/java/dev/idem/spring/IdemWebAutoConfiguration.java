@@ -7,6 +7,7 @@ import dev.idem.servlet.RoutePolicyResolver;
 import dev.idem.servlet.ScopeResolver;
 import dev.idem.spring.internal.EndpointPolicies;
 import dev.idem.spring.internal.HandlerMappingRoutePolicyResolver;
+import dev.idem.spring.internal.IdemFailurePassThrough;
 import dev.idem.spring.internal.SpringTransactionalRunners;
 import dev.idem.spring.internal.TransactionalRunners;
 import jakarta.servlet.DispatcherType;
@@ -53,6 +54,15 @@ public class IdemWebAutoConfiguration {
                                                        ObjectProvider<TransactionalRunners> transactionalRunners) {
         return new HandlerMappingRoutePolicyResolver(new EndpointPolicies(idem, properties, environment,
                 transactionalRunners.getIfAvailable(TransactionalRunners::unavailable)));
+    }
+
+    /**
+     * idem's store and lease failures pass every {@code @ExceptionHandler} of the application on to the
+     * filter, which answers them 503 or 409 with {@code Retry-After} instead of a catch-all's 500.
+     */
+    @Bean
+    public IdemFailurePassThrough idemFailurePassThrough() {
+        return new IdemFailurePassThrough();
     }
 
     /**

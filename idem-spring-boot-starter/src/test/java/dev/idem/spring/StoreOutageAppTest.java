@@ -33,10 +33,12 @@ class StoreOutageAppTest {
         }
     }
 
-    private TestApp start() {
-        app = TestApp.start(backend, "--orders.outage-switch=true",
+    private TestApp start(String... more) {
+        java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("--orders.outage-switch=true",
                 // The outage's stack traces are expected; the filter logs each as a warning.
-                "--logging.level.dev.idem.servlet=ERROR");
+                "--logging.level.dev.idem.servlet=ERROR"));
+        args.addAll(java.util.List.of(more));
+        app = TestApp.start(backend, args.toArray(String[]::new));
         return app;
     }
 
@@ -98,5 +100,22 @@ class StoreOutageAppTest {
         assertStoreUnavailable(failed, key, item);
         assertThat(app.effects().count(item)).isEqualTo(1);
         AppTest.assertProblem(early, 409, "key-in-use", key, item);
+    }
+
+    @Test
+    void anApplicationsCatchAllExceptionHandlerDoesNotTurnABlipInto500() throws Exception {
+        start("--orders.catch-all-advice=true");
+        String key = AppTest.fresh("outage-advice");
+        String item = AppTest.fresh("outage-advice-item");
+
+        // The checkpoint fails, the application's catch-all answers it, and the key is given back at once.
+        HttpResponse<String> failed = post("/outage/blip-charge", key, item);
+        HttpResponse<String> retried = post("/outage/blip-charge", key, item);
+        HttpResponse<String> replay = post("/outage/blip-charge", key, item);
+
+        assertStoreUnavailable(failed, key, item);
+        assertThat(failed.body()).as("idem's problem, not the application's catch-all 500").doesNotContain("unexpected");
+        assertThat(retried.statusCode()).isEqualTo(200);
+        assertThat(AppTest.replayed(replay)).isTrue();
     }
 }

@@ -28,6 +28,14 @@ public final class StoreSamples {
         return new OnSqlite(dataSource, store);
     }
 
+    /** The store with coalesced commits switched on (the dialect's default is off except on SQLite). */
+    public static JdbcIdempotencyStore coalesced(javax.sql.DataSource dataSource) {
+        // sample: stores-coalesce
+        JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(dataSource).coalesceCommits(true).build();
+        // end sample
+        return store;
+    }
+
     /** What the Redis sample made; the caller closes the store and shuts the client down. */
     public record OnRedis(RedisClient client, RedisIdempotencyStore store, Idem idem) {
     }

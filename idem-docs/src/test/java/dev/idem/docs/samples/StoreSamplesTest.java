@@ -50,6 +50,15 @@ class StoreSamplesTest {
      * (the machine's runs with {@code appendonly no}) is refused by name, one with it carries the engine.
      */
     @Test
+    @DisplayName("stores-coalesce: the switch turns coalesced commits on where the dialect leaves them off")
+    void coalesced() {
+        try (dev.idem.testing.TestDatabase db = dev.idem.testing.RealServices.postgres()) {
+            assertThat(dev.idem.jdbc.JdbcIdempotencyStore.builder(db.dataSource()).build().coalescesCommits()).isFalse();
+            assertThat(StoreSamples.coalesced(db.dataSource()).coalescesCommits()).isTrue();
+        }
+    }
+
+    @Test
     @DisplayName("stores-redis: refuses a Redis that forgets keys on restart, and replays on one that keeps them")
     void redis() {
         String url = RealServices.redisUri();

@@ -87,6 +87,21 @@ public class LimitsController {
         return Map.of("item", item, "charge", charge);
     }
 
+    @PostMapping("/outage/blip-charge")
+    @Idempotent
+    public Map<String, Object> chargeDuringBlip(@RequestBody Map<String, Object> body, HttpServletRequest request) throws Exception {
+        String item = item(body);
+        Execution execution = IdempotencyFilter.execution(request).orElseThrow(() -> new IllegalStateException("not covered"));
+        String charge = execution.phase("charge", downstreamKey -> {
+            int run = effects.run(item);
+            if (run == 1) {
+                outage.getObject().blip(1); // the checkpoint's connection is refused; the database is back right after
+            }
+            return "ch_" + run;
+        });
+        return Map.of("item", item, "charge", charge);
+    }
+
     private ResponseEntity<Map<String, Object>> limitedOnce(String item) {
         int run = effects.run(item);
         if (effects.count(item) == 1) {
