@@ -9,5 +9,5 @@ module dev.idem.jdbc {
 
     exports dev.idem.jdbc;
     // Not API: shared with idem's own JDBC modules only.
-    exports dev.idem.jdbc.internal to dev.idem.inbox, dev.idem.outbox, dev.idem.upserts, dev.idem.kafka;
+    exports dev.idem.jdbc.internal to dev.idem.inbox, dev.idem.outbox, dev.idem.upserts, dev.idem.kafka, dev.idem.spring;
 }
