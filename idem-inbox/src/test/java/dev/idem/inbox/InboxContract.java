@@ -1,5 +1,6 @@
 package dev.idem.inbox;
 
+import dev.idem.testing.Concurrently;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -26,7 +27,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -124,24 +124,7 @@ abstract class InboxContract {
     }
 
     protected static <T> List<T> concurrently(int threads, Callable<T> task) throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(threads);
-        try {
-            CyclicBarrier start = new CyclicBarrier(threads);
-            List<Future<T>> futures = new ArrayList<>();
-            for (int i = 0; i < threads; i++) {
-                futures.add(pool.submit(() -> {
-                    start.await(30, TimeUnit.SECONDS);
-                    return task.call();
-                }));
-            }
-            List<T> results = new ArrayList<>();
-            for (Future<T> f : futures) {
-                results.add(f.get(120, TimeUnit.SECONDS));
-            }
-            return results;
-        } finally {
-            pool.shutdownNow();
-        }
+        return Concurrently.call(threads, task);
     }
 
     static final class Boom extends RuntimeException {

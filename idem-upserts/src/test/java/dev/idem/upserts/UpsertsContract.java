@@ -1,5 +1,6 @@
 package dev.idem.upserts;
 
+import dev.idem.testing.Concurrently;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -16,11 +17,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CyclicBarrier;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
@@ -101,24 +97,7 @@ abstract class UpsertsContract {
     }
 
     private static <T> List<T> concurrently(int threads, Callable<T> task) throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(threads);
-        try {
-            CyclicBarrier start = new CyclicBarrier(threads);
-            List<Future<T>> futures = new ArrayList<>();
-            for (int i = 0; i < threads; i++) {
-                futures.add(pool.submit(() -> {
-                    start.await(30, TimeUnit.SECONDS);
-                    return task.call();
-                }));
-            }
-            List<T> results = new ArrayList<>();
-            for (Future<T> f : futures) {
-                results.add(f.get(120, TimeUnit.SECONDS));
-            }
-            return results;
-        } finally {
-            pool.shutdownNow();
-        }
+        return Concurrently.call(threads, task);
     }
 
     @Test

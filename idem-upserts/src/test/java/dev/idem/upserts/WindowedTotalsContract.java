@@ -1,5 +1,6 @@
 package dev.idem.upserts;
 
+import dev.idem.testing.Concurrently;
 import static java.util.stream.Collectors.collectingAndThen;
 import static java.util.stream.Collectors.groupingBy;
 import static java.util.stream.Collectors.summingLong;
@@ -33,7 +34,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -171,24 +171,7 @@ abstract class WindowedTotalsContract {
     }
 
     private static <T> List<T> concurrently(List<Callable<T>> tasks) throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(tasks.size());
-        try {
-            CyclicBarrier start = new CyclicBarrier(tasks.size());
-            List<Future<T>> futures = new ArrayList<>();
-            for (Callable<T> task : tasks) {
-                futures.add(pool.submit(() -> {
-                    start.await(30, TimeUnit.SECONDS);
-                    return task.call();
-                }));
-            }
-            List<T> results = new ArrayList<>();
-            for (Future<T> f : futures) {
-                results.add(f.get(120, TimeUnit.SECONDS));
-            }
-            return results;
-        } finally {
-            pool.shutdownNow();
-        }
+        return Concurrently.callAll(tasks);
     }
 
     // ---- the contract ------------------------------------------------------------------------------
