@@ -17,9 +17,7 @@ import dev.idem.spring.listener.app.LedgerApplication;
 import java.time.Instant;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.common.TopicPartition;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -129,8 +127,8 @@ class KafkaListenerCrashTest {
                      "--logging.level.root=ERROR");
              Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
             Instant deadline = Instant.now().plus(Duration.ofSeconds(90));
-            while (committed(admin, group) < 105) {
-                assertThat(Instant.now()).as("offsets committed: %d of 105", committed(admin, group)).isBefore(deadline);
+            while (KafkaRecords.committed(admin, group) < 105) {
+                assertThat(Instant.now()).as("offsets committed: %d of 105", KafkaRecords.committed(admin, group)).isBefore(deadline);
                 Thread.sleep(100);
             }
 
@@ -138,12 +136,6 @@ class KafkaListenerCrashTest {
             assertThat(KafkaManualAckListener.CALLS).hasSize(100);
             assertThat(KafkaManualAckListener.CALLS.values()).allSatisfy(calls -> assertThat(calls.get()).isEqualTo(1));
         }
-    }
-
-    /** The sum of the group's committed offsets over its partitions: the records it acknowledged. */
-    private static long committed(Admin admin, String group) throws Exception {
-        Map<TopicPartition, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
-        return offsets.values().stream().filter(java.util.Objects::nonNull).mapToLong(OffsetAndMetadata::offset).sum();
     }
 
     /** Sends the messages {@code <n>:<amount>} with their ids, and again the first few hundred (a producer's retry). */

@@ -1,5 +1,6 @@
 package dev.idem.spring.listener;
 
+import static dev.idem.spring.listener.KafkaRecords.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
@@ -13,20 +14,11 @@ import dev.idem.testing.RealServices;
 import dev.idem.testing.TestDatabase;
 import java.nio.charset.StandardCharsets;
 import java.sql.PreparedStatement;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.Map;
-import java.util.Objects;
 import java.util.UUID;
-import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -175,23 +167,12 @@ class KafkaListenerQuarantineTest {
         Thread.sleep(1000);
     }
 
-    /** Sends records in the order given, each an id (its message-id header) and a value. */
     private static void send(String topic, String... idsAndValues) {
-        Map<String, Object> settings = Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(), ProducerConfig.ACKS_CONFIG, "all");
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(settings, new StringSerializer(), new StringSerializer())) {
-            for (int i = 0; i < idsAndValues.length; i += 2) {
-                ProducerRecord<String, String> record = new ProducerRecord<>(topic, idsAndValues[i + 1]);
-                record.headers().add("message-id", idsAndValues[i].getBytes(StandardCharsets.UTF_8));
-                producer.send(record);
-            }
-        }
+        KafkaRecords.send(broker.bootstrapServers(), topic, idsAndValues);
     }
 
-    /** The group's committed offsets, summed over its partitions. */
     private static long committed(String group) throws Exception {
-        Map<org.apache.kafka.common.TopicPartition, OffsetAndMetadata> offsets =
-                admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
-        return offsets.values().stream().filter(Objects::nonNull).mapToLong(OffsetAndMetadata::offset).sum();
+        return KafkaRecords.committed(admin, group);
     }
 
     private static int calls(String key) {
@@ -201,15 +182,5 @@ class KafkaListenerQuarantineTest {
 
     private static long rows(String listener) throws Exception {
         return LedgerRun.totals(db.dataSource(), listener).rows();
-    }
-
-    private static void await(String what, Callable<Boolean> condition) throws Exception {
-        Instant deadline = Instant.now().plus(Duration.ofSeconds(90));
-        while (!condition.call()) {
-            if (Instant.now().isAfter(deadline)) {
-                throw new AssertionError("not within 90 s: " + what);
-            }
-            Thread.sleep(100);
-        }
     }
 }
