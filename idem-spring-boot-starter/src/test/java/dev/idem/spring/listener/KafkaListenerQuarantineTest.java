@@ -70,7 +70,8 @@ class KafkaListenerQuarantineTest {
                 "--ledger.kafka.checked-topic=" + TOPIC,
                 "--ledger.kafka.checked-batch-topic=" + BATCH_TOPIC,
                 "--ledger.kafka.group=" + GROUP,
-                "--logging.level.root=WARN");
+                "--logging.level.root=WARN",
+                "--logging.level.dev.idem=DEBUG");  // every line of idem's is checked for the payload
     }
 
     @AfterAll
