@@ -285,9 +285,12 @@ public final class Inbox implements Purgeable {
     /**
      * Counts a failed attempt for a message whose work (begun with {@link #claim}) was rolled back,
      * in a short transaction of its own, and quarantines the message if that was its last allowed
-     * attempt. Call it after the rollback, never inside the failed transaction.
+     * attempt. Call it after the rollback, never inside the failed transaction. A message the inbox
+     * already holds as processed or dropped is not counted: its work committed after all (a COMMIT
+     * whose answer was lost) or another delivery processed it.
      *
-     * @return {@code FAILED} (redeliver it) or {@code QUARANTINED} (settle it)
+     * @return {@code FAILED} (redeliver it), {@code QUARANTINED} (settle it), or {@code DUPLICATE}
+     *         (processed or dropped before: nothing counted; settle it)
      */
     public InboxOutcome recordFailure(String consumer, InboxMessage message, Throwable cause) {
         InboxNames.checkConsumer(consumer);

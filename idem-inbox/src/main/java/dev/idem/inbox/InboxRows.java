@@ -103,6 +103,17 @@ final class InboxRows {
     /** Why ids were not claimed: quarantined, or else duplicates (processed, dropped, or purged since). */
     Map<String, InboxOutcome> notClaimed(Connection c, String consumer, List<String> ids) throws SQLException {
         Map<String, InboxOutcome> out = new HashMap<>();
+        states(c, consumer, ids).forEach((id, state) ->
+                out.put(id, state == Inbox.STATE_QUARANTINED ? InboxOutcome.quarantined(id, 0, null) : InboxOutcome.duplicate(id)));
+        for (String id : ids) {
+            out.putIfAbsent(id, InboxOutcome.duplicate(id));
+        }
+        return out;
+    }
+
+    /** The inbox state of each of {@code ids} that has an inbox row. */
+    private Map<String, Integer> states(Connection c, String consumer, List<String> ids) throws SQLException {
+        Map<String, Integer> out = new HashMap<>();
         for (int from = 0; from < ids.size(); from += Inbox.CLAIM_CHUNK) {
             List<String> chunk = ids.subList(from, Math.min(ids.size(), from + Inbox.CLAIM_CHUNK));
             try (PreparedStatement ps = c.prepareStatement(sql.expand("inbox_states", "{ids}", "?", chunk.size()))) {
@@ -112,22 +123,29 @@ final class InboxRows {
                 }
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        String id = rs.getString(1);
-                        out.put(id, rs.getInt(2) == Inbox.STATE_QUARANTINED ? InboxOutcome.quarantined(id, 0, null) : InboxOutcome.duplicate(id));
+                        out.put(rs.getString(1), rs.getInt(2));
                     }
                 }
             }
         }
-        for (String id : ids) {
-            out.putIfAbsent(id, InboxOutcome.duplicate(id));
-        }
         return out;
     }
 
-    /** Counts the failed attempt and quarantines at the limit; commits. The connection's last transaction was rolled back. */
+    /**
+     * Counts the failed attempt and quarantines at the limit; commits. The connection's last transaction
+     * was rolled back. A message the inbox holds as processed or dropped is not counted ({@code DUPLICATE}):
+     * its transaction committed after all (the COMMIT reached the database, only its answer was lost) or
+     * another delivery processed it; counting it would keep its payload and could quarantine it.
+     */
     InboxOutcome countFailure(Connection c, String consumer, InboxMessage message, Throwable cause) throws SQLException {
         String id = message.id();
         try {
+            Integer state = states(c, consumer, List.of(id)).get(id);
+            if (state != null && state != Inbox.STATE_QUARANTINED) {
+                c.commit();
+                Guard.run("duplicate", () -> listener.duplicate(consumer, id));
+                return InboxOutcome.duplicate(id);
+            }
             int attempts;
             try (PreparedStatement ps = c.prepareStatement(sql.get("inbox_count_failure"))) {
                 ps.setString(1, consumer);

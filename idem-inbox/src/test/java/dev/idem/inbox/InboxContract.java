@@ -551,6 +551,30 @@ abstract class InboxContract {
     }
 
     @Test
+    @DisplayName("recordFailure for a message the inbox holds as processed or dropped (a commit that failed only for the client) counts nothing and answers DUPLICATE")
+    void recordFailureOfAProcessedMessageIsADuplicate() throws Exception {
+        Inbox once = newInbox(b -> b.maxAttempts(1));
+        InboxMessage message = InboxMessage.of("committed", "secret-payload".getBytes(StandardCharsets.UTF_8));
+        assertThat(once.process(CONSUMER, message, (c, m) -> insertLedger(c, m.id(), 3)).status()).isEqualTo(Status.PROCESSED);
+        once.process(CONSUMER, "given-up", (c, m) -> {
+            throw new Boom("never works");
+        });
+        assertThat(once.quarantine().drop(CONSUMER, "given-up")).isTrue();
+
+        InboxOutcome processed = once.recordFailure(CONSUMER, message, new Boom("the COMMIT's answer was lost"));
+        InboxOutcome dropped = once.recordFailure(CONSUMER, InboxMessage.of("given-up"), new Boom("late failure"));
+
+        assertThat(processed.status()).isEqualTo(Status.DUPLICATE);
+        assertThat(processed.attempts()).isZero();
+        assertThat(processed.settled()).isTrue();
+        assertThat(dropped.status()).isEqualTo(Status.DUPLICATE);
+        assertThat(count("SELECT count(*) FROM " + once.quarantineTableName())).as("no attempt counted, no payload kept").isZero();
+        assertThat(once.quarantine().list(CONSUMER, 10)).isEmpty();
+        assertThat(once.process(CONSUMER, message, (c, m) -> insertLedger(c, m.id(), 3)).status()).isEqualTo(Status.DUPLICATE);
+        assertThat(ledgerRows()).isEqualTo(1);
+    }
+
+    @Test
     @DisplayName("replay after a fix processes the quarantined message once and clears it; a failing replay keeps it with one more attempt")
     void replayAfterFix() throws Exception {
         Inbox once = newInbox(b -> b.maxAttempts(1));

@@ -163,7 +163,8 @@ public final class ConsumerLoop<M> {
      * read): {@link Inbox#recordFailure} in a transaction of its own, reported to the listener.
      *
      * @param message what the listener gets; null if the client gave no message (e.g. it could not deserialize one)
-     * @return {@code FAILED} or {@code QUARANTINED}; null if the database failed (logged; nothing was counted)
+     * @return {@code FAILED}, {@code QUARANTINED}, or {@code DUPLICATE} (processed before, nothing counted); null if the
+     *         database failed (logged; nothing was counted)
      */
     public InboxOutcome countFailure(M message, InboxMessage quarantined, Throwable cause) {
         InboxOutcome outcome;
@@ -178,6 +179,8 @@ public final class ConsumerLoop<M> {
         String id = quarantined.id();
         if (outcome.status() == InboxOutcome.Status.QUARANTINED) {
             Guard.run("quarantined", () -> listener.quarantined(consumer, message, id));
+        } else if (outcome.status() == InboxOutcome.Status.DUPLICATE) {
+            Guard.run("duplicate", () -> listener.duplicate(consumer, message, id));
         } else {
             Guard.run("failed", () -> listener.failed(consumer, message, id, outcome.attempts(), cause));
         }

@@ -17,9 +17,7 @@ import dev.idem.spring.listener.app.LedgerApplication;
 import java.time.Instant;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.common.TopicPartition;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -32,7 +30,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * 1,000 messages to a {@code @KafkaListener} record listener and 10,000 to a batch listener, each
+ * 10,000 messages to a {@code @KafkaListener} record listener and 10,000 to a batch listener, each
  * with two consumers per process, in two application processes of one consumer group, on the real
  * broker (a child JVM) and PostgreSQL. Some messages are sent twice under the same id (a producer
  * retry). The listener halts its process right after the database commit of chosen messages, before
@@ -41,10 +39,8 @@ import org.junit.jupiter.api.io.TempDir;
  * must end exact: as many rows as messages, each message once, the sum of their amounts.
  */
 class KafkaListenerCrashTest {
-    /** To the batch listener; the record listener, one transaction per message, gets {@link #RECORD_MESSAGES}. */
+    /** To each listener: the record listener commits one transaction per message, the batch listener one per poll. */
     private static final int MESSAGES = 10_000;
-    /** Fewer: on a loaded 2-core test machine one transaction per message costs several milliseconds. */
-    private static final int RECORD_MESSAGES = 1_000;
     /** Every 20th message is sent twice, up to this many. */
     private static final int PRODUCER_DUPLICATES = 500;
     private static KafkaBroker broker;
@@ -75,7 +71,7 @@ class KafkaListenerCrashTest {
         String batchTopic = "ledger-batches-" + suffix;
         broker.createTopic(topic, 4);
         broker.createTopic(batchTopic, 4);
-        long recordSum = send(topic, RECORD_MESSAGES);
+        long recordSum = send(topic, MESSAGES);
         long batchSum = send(batchTopic, MESSAGES);
 
         try (TestDatabase db = RealServices.postgres()) {
@@ -84,6 +80,10 @@ class KafkaListenerCrashTest {
                     "--spring.kafka.bootstrap-servers=" + broker.bootstrapServers(),
                     "--spring.kafka.consumer.auto-offset-reset=earliest",
                     "--spring.kafka.consumer.max-poll-records=200",
+                    // A halted process's consumers stop heartbeating; their partitions wait for the group to
+                    // expire them (45 s by default), at every halt. 10 s still keeps a busy but live JVM in.
+                    "--spring.kafka.consumer.properties.session.timeout.ms=10000",
+                    "--spring.kafka.consumer.properties.heartbeat.interval.ms=3000",
                     "--ledger.kafka.topic=" + topic,
                     "--ledger.kafka.batch-topic=" + batchTopic,
                     "--ledger.kafka.group=ledger-" + suffix,
@@ -91,15 +91,15 @@ class KafkaListenerCrashTest {
                     "--ledger.markers=" + LedgerRun.markers(dir));
 
             int halts = LedgerRun.untilComplete(dir, arguments, 2, db.dataSource(),
-                    Map.of("records", RECORD_MESSAGES, "batches", MESSAGES), Duration.ofSeconds(240));
+                    Map.of("records", MESSAGES, "batches", MESSAGES), Duration.ofSeconds(240));
 
-            // 400 halts the record listener's process and the batch listener's, 6400 the batch listener's.
-            assertThat(halts).as("each chosen message halted a process once, per listener").isEqualTo(3);
+            // 400 and 6400 each halt the record listener's process and the batch listener's.
+            assertThat(halts).as("each chosen message halted a process once, per listener").isEqualTo(4);
             assertThat(LedgerRun.totals(db.dataSource(), "records")).as("record listener")
-                    .isEqualTo(new LedgerRun.Totals(RECORD_MESSAGES, RECORD_MESSAGES, recordSum));
+                    .isEqualTo(new LedgerRun.Totals(MESSAGES, MESSAGES, recordSum));
             assertThat(LedgerRun.totals(db.dataSource(), "batches")).as("batch listener")
                     .isEqualTo(new LedgerRun.Totals(MESSAGES, MESSAGES, batchSum));
-            System.out.println("[KafkaListenerCrashTest] " + RECORD_MESSAGES + " + " + MESSAGES + " messages (each with up to "
+            System.out.println("[KafkaListenerCrashTest] " + MESSAGES + " + " + MESSAGES + " messages (each with up to "
                     + PRODUCER_DUPLICATES + " producer duplicates), " + halts + " halts, ledger exact");
         }
     }
@@ -127,8 +127,8 @@ class KafkaListenerCrashTest {
                      "--logging.level.root=ERROR");
              Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
             Instant deadline = Instant.now().plus(Duration.ofSeconds(90));
-            while (committed(admin, group) < 105) {
-                assertThat(Instant.now()).as("offsets committed: %d of 105", committed(admin, group)).isBefore(deadline);
+            while (KafkaRecords.committed(admin, group) < 105) {
+                assertThat(Instant.now()).as("offsets committed: %d of 105", KafkaRecords.committed(admin, group)).isBefore(deadline);
                 Thread.sleep(100);
             }
 
@@ -136,12 +136,6 @@ class KafkaListenerCrashTest {
             assertThat(KafkaManualAckListener.CALLS).hasSize(100);
             assertThat(KafkaManualAckListener.CALLS.values()).allSatisfy(calls -> assertThat(calls.get()).isEqualTo(1));
         }
-    }
-
-    /** The sum of the group's committed offsets over its partitions: the records it acknowledged. */
-    private static long committed(Admin admin, String group) throws Exception {
-        Map<TopicPartition, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
-        return offsets.values().stream().filter(java.util.Objects::nonNull).mapToLong(OffsetAndMetadata::offset).sum();
     }
 
     /** Sends the messages {@code <n>:<amount>} with their ids, and again the first few hundred (a producer's retry). */
