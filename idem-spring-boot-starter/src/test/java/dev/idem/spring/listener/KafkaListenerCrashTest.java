@@ -6,6 +6,7 @@ import dev.idem.testing.KafkaBroker;
 import dev.idem.testing.RealServices;
 import dev.idem.testing.TestDatabase;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -93,8 +94,13 @@ class KafkaListenerCrashTest {
             int halts = LedgerRun.untilComplete(dir, arguments, 2, db.dataSource(),
                     Map.of("records", MESSAGES, "batches", MESSAGES), Duration.ofSeconds(240));
 
-            // 400 and 6400 each halt the record listener's process and the batch listener's.
-            assertThat(halts).as("each chosen message halted a process once, per listener").isEqualTo(4);
+            // 400 and 6400 each halt a process after the record listener's commit and after the batch
+            // listener's: four halts, one marker each. When both listeners of one process reach their
+            // halt in the same instant, one exit serves both, so the processes may have exited fewer times.
+            try (var marked = Files.list(LedgerRun.markers(dir))) {
+                assertThat(marked.count()).as("each chosen message halted a process after its commit, per listener").isEqualTo(4);
+            }
+            assertThat(halts).as("halted processes, restarted").isBetween(2, 4);
             assertThat(LedgerRun.totals(db.dataSource(), "records")).as("record listener")
                     .isEqualTo(new LedgerRun.Totals(MESSAGES, MESSAGES, recordSum));
             assertThat(LedgerRun.totals(db.dataSource(), "batches")).as("batch listener")
