@@ -30,16 +30,18 @@ import java.util.Map;
  * @param restarts        instances the supervisor restarted after they exited
  * @param timeline        the nemesis's and the supervisor's events, in order
  * @param confirmedPerSecond 2xx answers per second of the run, for the chart
+ * @param coalescing      each instance's coalesced commits ("on"/"off" and the flag it was given), by label; empty for the control
  */
 public record FleetFigures(int instances, int payments, int requests, int hedges, int charges, int chargedTwice, int okWithoutCharge,
                            int bodiesDiffer, int chargeNotOnRow, int twoRowsPerKey, int unaskedCharges, int gaveUp, int unconfirmed,
                            Map<String, Integer> failures, double p50Millis, double p99Millis, Map<String, Long> counters, int restarts,
-                           List<NemesisEvent> timeline, List<Integer> confirmedPerSecond) {
+                           List<NemesisEvent> timeline, List<Integer> confirmedPerSecond, Map<String, String> coalescing) {
     public FleetFigures {
         failures = Map.copyOf(failures);
         counters = Map.copyOf(counters);
         timeline = List.copyOf(timeline);
         confirmedPerSecond = List.copyOf(confirmedPerSecond);
+        coalescing = java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(coalescing));
     }
 
     /** The sum of the must-be-0 figures: 0 for a fleet that kept exactly-once. */

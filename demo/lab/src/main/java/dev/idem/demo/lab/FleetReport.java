@@ -51,8 +51,18 @@ final class FleetReport {
 
     static String nemesisLine(FleetFigures f) {
         return String.format("nemesis %d SIGKILL, %d SIGSTOP, %d pg-terminate, %d pg-blackhole, %d pool-pressure, %d gateway-latency; "
-                        + "counters: %s", f.count("sigkill"), f.count("sigstop"), f.count("pg-terminate"), f.count("pg-blackhole"),
-                f.count("pool-pressure"), f.count("gateway-latency"), f.counters());
+                        + "counters: %s%s", f.count("sigkill"), f.count("sigstop"), f.count("pg-terminate"), f.count("pg-blackhole"),
+                f.count("pool-pressure"), f.count("gateway-latency"), f.counters(), coalescingLine(f));
+    }
+
+    /** Which instance ran with coalesced commits, as each one's store reported it; empty for the control's memory stores. */
+    static String coalescingLine(FleetFigures f) {
+        if (f.coalescing().isEmpty()) {
+            return "";
+        }
+        List<String> parts = new ArrayList<>();
+        f.coalescing().forEach((instance, mode) -> parts.add(instance + " " + mode));
+        return "; coalesced commits: " + String.join(", ", parts);
     }
 
     private static String failures(Map<String, Integer> failures) {
@@ -90,6 +100,9 @@ final class FleetReport {
         for (SideResult side : sides) {
             FleetFigures f = side.fleet();
             html.append("<h3>").append(HtmlReport.escape(side.side().label())).append(": 2xx per second and the nemesis</h3>\n");
+            if (!f.coalescing().isEmpty()) {
+                html.append("<p>").append(HtmlReport.escape(coalescingLine(f).substring(2))).append("</p>\n");
+            }
             html.append(timelineChart(f));
             html.append("<details><summary>timeline (").append(f.timeline().size()).append(" events)</summary><table>")
                     .append("<tr><th>t ms</th><th>event</th><th>target</th><th>detail</th></tr>\n");
