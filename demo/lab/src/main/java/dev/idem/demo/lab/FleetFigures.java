@@ -8,7 +8,7 @@ import java.util.Map;
  * clients' records, the service database's payment rows and the instances' own counters.
  *
  * <p>Must be 0 for a correct fleet: {@code chargedTwice}, {@code okWithoutCharge}, {@code bodiesDiffer},
- * {@code chargeNotOnRow}, {@code twoRowsPerKey}, {@code unaskedCharges}.
+ * {@code chargeNotOnRow}, {@code twoRowsPerKey}, {@code unaskedCharges}, {@link #answered500()}.
  *
  * @param instances       instances behind the balancer
  * @param payments        logical payments (one key each)
@@ -44,9 +44,17 @@ public record FleetFigures(int instances, int payments, int requests, int hedges
         coalescing = java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(coalescing));
     }
 
-    /** The sum of the must-be-0 figures: 0 for a fleet that kept exactly-once. */
+    /** The sum of the must-be-0 figures: 0 for a fleet that kept exactly-once and never answered a final-looking 500. */
     public int violations() {
-        return chargedTwice + okWithoutCharge + bodiesDiffer + chargeNotOnRow + twoRowsPerKey + unaskedCharges;
+        return chargedTwice + okWithoutCharge + bodiesDiffer + chargeNotOnRow + twoRowsPerKey + unaskedCharges + answered500();
+    }
+
+    /**
+     * Requests answered 500. A client reads a 500 as final, so a failure that is safe to retry must be
+     * answered 503 or 409 with {@code Retry-After}, never 500.
+     */
+    public int answered500() {
+        return failures.getOrDefault("500", 0);
     }
 
     /** How many faults of a kind the nemesis injected. */

@@ -10,7 +10,7 @@ import tools.jackson.databind.node.ObjectNode;
 /** The fleet row's own parts of the report: its table in the terminal, its timeline and chart in HTML, every figure in JSON. */
 final class FleetReport {
     static final List<String> HEADERS = List.of("fleet", "payments", "requests", "hedges", "charges", "charged 2+", "2xx no charge",
-            "bodies differ", "charge not on row", "2 rows/key", "unasked charges", "gave up", "unconfirmed", "5xx / no answer", "p50 ms",
+            "bodies differ", "charge not on row", "2 rows/key", "unasked charges", "500s", "gave up", "unconfirmed", "5xx / no answer", "p50 ms",
             "p99 ms", "takeovers", "leases lost", "restarts", "shows");
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
@@ -26,7 +26,7 @@ final class FleetReport {
         FleetFigures f = side.fleet();
         return List.of(side.side().label(), n(f.payments()), n(f.requests()), n(f.hedges()), n(f.charges()), n(f.chargedTwice()),
                 n(f.okWithoutCharge()), n(f.bodiesDiffer()), n(f.chargeNotOnRow()), n(f.twoRowsPerKey()), n(f.unaskedCharges()),
-                n(f.gaveUp()), n(f.unconfirmed()), failures(f.failures()), TableRenderer.millis(f.p50Millis()),
+                n(f.answered500()), n(f.gaveUp()), n(f.unconfirmed()), failures(f.failures()), TableRenderer.millis(f.p50Millis()),
                 TableRenderer.millis(f.p99Millis()), Long.toString(f.counter("takeovers")), Long.toString(f.counter("leasesLost")),
                 n(f.restarts()), (side.asExpected() ? "yes: " : "NO, expected: ") + (side.side().expected() == Verdict.FAILS
                         ? "flagged" : "all must-be-0 at 0"));
@@ -40,9 +40,11 @@ final class FleetReport {
         }
         String nl = System.lineSeparator();
         StringBuilder out = new StringBuilder(nl).append("The fleet: every figure over the whole history (gateway ledger, clients, service database)")
-                .append(nl).append(TableRenderer.table(HEADERS, sides.stream().map(FleetReport::cells).toList(), 1, 18)).append(nl);
+                // Numbers from "payments" to "restarts"; "shows", the last column, is text.
+                .append(nl).append(TableRenderer.table(HEADERS, sides.stream().map(FleetReport::cells).toList(), 1, HEADERS.size() - 2)).append(nl);
         out.append("must be 0: charged 2+, 2xx no charge, bodies differ (keys whose 2xx bodies differ), charge not on row (a 2xx whose")
-                .append(nl).append("charge is not on its paid payment row), 2 rows/key, unasked charges (charges no payment asked for).").append(nl);
+                .append(nl).append("charge is not on its paid payment row), 2 rows/key, unasked charges (charges no payment asked for), 500s")
+                .append(nl).append("(answers that look final: a failure safe to retry is 503 or 409 with Retry-After).").append(nl);
         for (SideResult side : sides) {
             out.append(side.side().label()).append(": ").append(nemesisLine(side.fleet())).append(nl);
         }
@@ -155,6 +157,7 @@ final class FleetReport {
     static ObjectNode json(FleetFigures f) {
         ObjectNode node = JSON.valueToTree(f);
         node.put("violations", f.violations());
+        node.put("answered500", f.answered500());
         return node;
     }
 }

@@ -21,7 +21,7 @@ final class FleetRow {
                     + (int) (Fleet.DROP_RESPONSE * 100) + "% responses lost",
             List.of(Side.naive("control: 2 instances, each its own in-memory store"), Side.idempotent("idem: one JDBC store on PostgreSQL")),
             "payments", "must-be-0 findings (charged twice, 2xx without charge, bodies differ, charge not on its row, "
-                    + "two rows for one key, charges nobody asked for)", PatternRow.Needs.POSTGRESQL, FleetRow::run);
+                    + "two rows for one key, charges nobody asked for, 500s)", PatternRow.Needs.POSTGRESQL, FleetRow::run);
 
     static final int CONTROL_INSTANCES = 2;
 

@@ -106,6 +106,20 @@ class FleetCheckerTest {
     }
 
     @Test
+    void a500IsAMustBeZeroFigureEvenWhenTheRetryGotThe201() {
+        PaymentRecord paid = record(1);
+        paid.add(failed(500));
+        paid.add(failed(503));
+        paid.add(ok(0, body("pay_1", "ch_1"), 1_000));
+
+        FleetFigures f = FleetChecker.check(List.of(paid), List.of(charge("ch_1", 1)),
+                List.of(new FleetChecker.PaymentRow("pay_1", PREFIX + 1, "paid", "ch_1")), PREFIX, HISTORY);
+
+        assertThat(f.answered500()).as("a client reads a 500 as final").isEqualTo(1);
+        assertThat(f.violations()).as("the 500 alone").isEqualTo(1);
+    }
+
+    @Test
     void theNemesisPlanHasEveryFaultOfTheSettingsInASeededOrder() {
         FleetSettings settings = FleetSettings.defaults();
         List<String> first = Nemesis.plan(settings, new Random(7));
