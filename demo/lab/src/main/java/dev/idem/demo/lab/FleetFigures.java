@@ -1,7 +1,9 @@
 package dev.idem.demo.lab;
 
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * Everything the fleet checker counted over one fleet's whole history: the card gateway's ledger, the
@@ -41,7 +43,7 @@ public record FleetFigures(int instances, int payments, int requests, int hedges
         counters = Map.copyOf(counters);
         timeline = List.copyOf(timeline);
         confirmedPerSecond = List.copyOf(confirmedPerSecond);
-        coalescing = java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(coalescing));
+        coalescing = Collections.unmodifiableMap(new TreeMap<>(coalescing));
     }
 
     /** The sum of the must-be-0 figures: 0 for a fleet that kept exactly-once and never answered a final-looking 500. */

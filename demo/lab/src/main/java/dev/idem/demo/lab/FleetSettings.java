@@ -1,5 +1,7 @@
 package dev.idem.demo.lab;
 
+import java.util.Objects;
+
 /**
  * How the fleet row runs: instances behind the balancer, the payments of the fleet and of its control
  * side, their arrival rate, and how many faults of each kind the nemesis injects (spread over the
@@ -21,7 +23,7 @@ package dev.idem.demo.lab;
 public record FleetSettings(int instances, int payments, int perSecond, int controlPayments, int kills, int pauses, int terminations,
                             int blackholes, int poolPressures, int gatewayLatencies, String preset, FleetCoalesce coalesce) {
     public FleetSettings {
-        java.util.Objects.requireNonNull(coalesce, "coalesce");
+        Objects.requireNonNull(coalesce, "coalesce");
         if (instances < 2) {
             throw new IllegalArgumentException("a fleet needs at least 2 instances, was " + instances);
         }
