@@ -3,16 +3,10 @@ package dev.idem.demo.proxy;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
-import java.net.SocketException;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Random;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -43,25 +37,21 @@ import java.util.concurrent.atomic.AtomicLong;
  * }
  * }</pre>
  */
-public final class FaultProxy implements AutoCloseable {
+public final class FaultProxy extends ProxyServer {
     private static final int CONNECT_TIMEOUT_MILLIS = 2_000;
 
     private final Settings settings;
     private final Random requestDice;
     private final Random responseDice;
-    private final Set<Socket> open = ConcurrentHashMap.newKeySet();
-    private final AtomicLong connections = new AtomicLong();
     private final AtomicLong requestsDropped = new AtomicLong();
     private final AtomicLong responsesForwarded = new AtomicLong();
     private final AtomicLong responsesDropped = new AtomicLong();
     private final AtomicLong upstreamFailures = new AtomicLong();
     private final AtomicLong failovers = new AtomicLong();
     private final AtomicInteger nextUpstream = new AtomicInteger();
-    private ServerSocket server;
-    private ExecutorService threads;
-    private volatile boolean closed;
 
     private FaultProxy(Settings settings) {
+        super("fault-proxy");
         this.settings = settings;
         this.requestDice = new Random(settings.seed);
         this.responseDice = new Random(settings.seed * 31 + 17);
@@ -72,26 +62,9 @@ public final class FaultProxy implements AutoCloseable {
     }
 
     /** Binds and starts accepting; returns this proxy. */
-    public synchronized FaultProxy start() throws IOException {
-        if (server != null) {
-            throw new IllegalStateException("proxy already started");
-        }
-        ServerSocket socket = new ServerSocket();
-        socket.setReuseAddress(true);
-        socket.bind(new InetSocketAddress(settings.bind, settings.port), 256);
-        server = socket;
-        AtomicInteger count = new AtomicInteger();
-        threads = Executors.newCachedThreadPool(runnable -> {
-            Thread thread = new Thread(runnable, "fault-proxy-" + count.incrementAndGet());
-            thread.setDaemon(true);
-            return thread;
-        });
-        threads.execute(this::acceptLoop);
+    public FaultProxy start() throws IOException {
+        listen(settings.bind, settings.port);
         return this;
-    }
-
-    public int port() {
-        return server.getLocalPort();
     }
 
     public ProxyStats stats() {
@@ -106,35 +79,11 @@ public final class FaultProxy implements AutoCloseable {
                 + ", delay " + settings.delay.toMillis() + " ms, seed " + settings.seed;
     }
 
-    /** Stops accepting and cuts every open connection. */
+    /** The request's fate is drawn here, in accept order, so the n-th connection meets the same one in every run. */
     @Override
-    public synchronized void close() {
-        closed = true;
-        if (server != null) {
-            closeQuietly(server);
-        }
-        open.forEach(FaultProxy::closeQuietly);
-        if (threads != null) {
-            threads.shutdownNow();
-        }
-    }
-
-    private void acceptLoop() {
-        while (!closed) {
-            Socket client;
-            try {
-                client = server.accept();
-            } catch (IOException e) {
-                if (!closed) {
-                    System.err.println("fault-proxy: accept failed: " + e.getMessage());
-                }
-                return;
-            }
-            connections.incrementAndGet();
-            boolean dropRequest = roll(requestDice, settings.dropRequest);
-            open.add(client);
-            threads.execute(() -> serve(client, dropRequest));
-        }
+    Runnable serveAccepted(Socket client) {
+        boolean dropRequest = roll(requestDice, settings.dropRequest);
+        return () -> serve(client, dropRequest);
     }
 
     private void serve(Socket client, boolean dropRequest) {
@@ -153,7 +102,7 @@ public final class FaultProxy implements AutoCloseable {
             }
             upstream = connected.socket();
             Socket server = upstream;
-            threads.execute(() -> pumpRequests(client, server));
+            execute(() -> pumpRequests(client, server));
             relayResponses(client, upstream, connected.upstream());
         } catch (IOException e) {
             // One side went away; the finally closes the other.
@@ -244,16 +193,6 @@ public final class FaultProxy implements AutoCloseable {
         client.shutdownOutput();
     }
 
-    /** Closes with SO_LINGER 0: the peer gets a TCP RST, not an orderly end of stream. */
-    private static void reset(Socket socket) {
-        try {
-            socket.setSoLinger(true, 0);
-        } catch (SocketException ignored) {
-            // Already closed.
-        }
-        closeQuietly(socket);
-    }
-
     private static boolean roll(Random dice, double probability) {
         if (probability <= 0) {
             return false;
@@ -279,14 +218,6 @@ public final class FaultProxy implements AutoCloseable {
             Thread.sleep(delay.toMillis());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        }
-    }
-
-    private static void closeQuietly(java.io.Closeable closeable) {
-        try {
-            closeable.close();
-        } catch (IOException ignored) {
-            // Closing is best effort.
         }
     }
 

@@ -83,21 +83,8 @@ public final class FaultProxyMain implements Callable<Integer> {
             throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
         }
         proxy.start();
-        HttpServer admin = adminPort == null ? null : startAdmin(() -> proxy.stats().toJson(), null);
-        String target = String.join(", ", upstreams);
-        CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            if (admin != null) {
-                admin.stop(0);
-            }
-            proxy.close();
-            stopped.countDown();
-        }, "fault-proxy-shutdown"));
-        System.out.printf("fault-proxy listening on %s:%d -> %s (%s)%s%n", bind, proxy.port(), target, proxy,
-                admin == null ? "" : "; admin on http://" + bind + ":" + admin.getAddress().getPort());
-        System.out.flush();
-        stopped.await();
-        return 0;
+        return runUntilStopped(proxy, startAdmin(() -> proxy.stats().toJson(), null), "fault-proxy-shutdown",
+                String.format("fault-proxy listening on %s:%d -> %s (%s)", bind, proxy.port(), String.join(", ", upstreams), proxy));
     }
 
     /** {@code --tcp}: the pass-through, until stopped. */
@@ -114,7 +101,15 @@ public final class FaultProxyMain implements Callable<Integer> {
             throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
         }
         proxy.start();
-        HttpServer admin = adminPort == null ? null : startAdmin(proxy::statsJson, proxy);
+        return runUntilStopped(proxy, startAdmin(proxy::statsJson, proxy), "tcp-proxy-shutdown",
+                String.format("fault-proxy --tcp listening on %s:%d -> %s", bind, proxy.port(), upstreams.get(0)));
+    }
+
+    /**
+     * Both modes, once their proxy runs: a shutdown hook that stops the admin server and the proxy,
+     * the start-up line (which the lab waits for), then waiting for that hook; returns the exit code 0.
+     */
+    private int runUntilStopped(ProxyServer proxy, HttpServer admin, String hookName, String listening) throws InterruptedException {
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             if (admin != null) {
@@ -122,16 +117,18 @@ public final class FaultProxyMain implements Callable<Integer> {
             }
             proxy.close();
             stopped.countDown();
-        }, "tcp-proxy-shutdown"));
-        System.out.printf("fault-proxy --tcp listening on %s:%d -> %s%s%n", bind, proxy.port(), upstreams.get(0),
-                admin == null ? "" : "; admin on http://" + bind + ":" + admin.getAddress().getPort());
+        }, hookName));
+        System.out.println(listening + (admin == null ? "" : "; admin on http://" + bind + ":" + admin.getAddress().getPort()));
         System.out.flush();
         stopped.await();
         return 0;
     }
 
-    /** GET /stats and /health; with a TCP proxy also POST /blackhole?millis=N and POST /cut. */
+    /** GET /stats and /health; with a TCP proxy also POST /blackhole?millis=N and POST /cut. Null without --admin-port. */
     private HttpServer startAdmin(java.util.function.Supplier<String> stats, TcpProxy tcpProxy) throws IOException {
+        if (adminPort == null) {
+            return null;
+        }
         HttpServer admin = HttpServer.create(new InetSocketAddress(InetAddress.getByName(bind), adminPort), 16);
         admin.createContext("/stats", exchange -> respond(exchange, 200, stats.get()));
         admin.createContext("/health", exchange -> respond(exchange, 200, "{\"status\":\"UP\"}"));

@@ -5,16 +5,10 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -34,7 +28,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * }
  * }</pre>
  */
-public final class TcpProxy implements AutoCloseable {
+public final class TcpProxy extends ProxyServer {
     private static final int CONNECT_TIMEOUT_MILLIS = 2_000;
     private static final long POLL_MILLIS = 10;
 
@@ -42,17 +36,13 @@ public final class TcpProxy implements AutoCloseable {
     private final int upstreamPort;
     private final InetAddress bind;
     private final int listenPort;
-    private final Set<Socket> open = ConcurrentHashMap.newKeySet();
-    private final AtomicLong connections = new AtomicLong();
     private final AtomicLong blackholes = new AtomicLong();
     private final AtomicLong cuts = new AtomicLong();
     private final AtomicLong upstreamFailures = new AtomicLong();
     private volatile long blackholeUntilNanos = System.nanoTime();
-    private ServerSocket server;
-    private ExecutorService threads;
-    private volatile boolean closed;
 
     private TcpProxy(Builder builder) {
+        super("tcp-proxy");
         this.upstreamHost = builder.upstreamHost;
         this.upstreamPort = builder.upstreamPort;
         this.bind = builder.bind;
@@ -64,26 +54,9 @@ public final class TcpProxy implements AutoCloseable {
     }
 
     /** Binds and starts accepting; returns this proxy. */
-    public synchronized TcpProxy start() throws IOException {
-        if (server != null) {
-            throw new IllegalStateException("proxy already started");
-        }
-        ServerSocket socket = new ServerSocket();
-        socket.setReuseAddress(true);
-        socket.bind(new InetSocketAddress(bind, listenPort), 256);
-        server = socket;
-        AtomicInteger count = new AtomicInteger();
-        threads = Executors.newCachedThreadPool(runnable -> {
-            Thread thread = new Thread(runnable, "tcp-proxy-" + count.incrementAndGet());
-            thread.setDaemon(true);
-            return thread;
-        });
-        threads.execute(this::acceptLoop);
+    public TcpProxy start() throws IOException {
+        listen(bind, listenPort);
         return this;
-    }
-
-    public int port() {
-        return server.getLocalPort();
     }
 
     /** Forwards nothing, in either direction, for {@code duration} from now (extending a blackhole already on). */
@@ -98,7 +71,7 @@ public final class TcpProxy implements AutoCloseable {
     /** Resets every open connection, both sides. */
     public void cut() {
         cuts.incrementAndGet();
-        open.forEach(TcpProxy::reset);
+        open.forEach(ProxyServer::reset);
     }
 
     /** As JSON, for the proxy's admin endpoint. */
@@ -112,34 +85,9 @@ public final class TcpProxy implements AutoCloseable {
         return "TCP pass-through to " + upstreamHost + ":" + upstreamPort;
     }
 
-    /** Stops accepting and cuts every open connection. */
     @Override
-    public synchronized void close() {
-        closed = true;
-        if (server != null) {
-            closeQuietly(server);
-        }
-        open.forEach(TcpProxy::closeQuietly);
-        if (threads != null) {
-            threads.shutdownNow();
-        }
-    }
-
-    private void acceptLoop() {
-        while (!closed) {
-            Socket client;
-            try {
-                client = server.accept();
-            } catch (IOException e) {
-                if (!closed) {
-                    System.err.println("tcp-proxy: accept failed: " + e.getMessage());
-                }
-                return;
-            }
-            connections.incrementAndGet();
-            open.add(client);
-            threads.execute(() -> serve(client));
-        }
+    Runnable serveAccepted(Socket client) {
+        return () -> serve(client);
     }
 
     private void serve(Socket client) {
@@ -156,7 +104,7 @@ public final class TcpProxy implements AutoCloseable {
             }
             client.setTcpNoDelay(true);
             upstream.setTcpNoDelay(true);
-            threads.execute(() -> pump(client, upstream));
+            execute(() -> pump(client, upstream));
             pump(upstream, client);
         } catch (IOException e) {
             // One side went away; the finally closes both.
@@ -189,7 +137,7 @@ public final class TcpProxy implements AutoCloseable {
 
     private void awaitOpen() throws IOException {
         while (blackholeUntilNanos - System.nanoTime() > 0) {
-            if (closed) {
+            if (closed()) {
                 throw new SocketException("proxy closed");
             }
             try {
@@ -198,24 +146,6 @@ public final class TcpProxy implements AutoCloseable {
                 Thread.currentThread().interrupt();
                 throw new SocketException("interrupted");
             }
-        }
-    }
-
-    /** Closes with SO_LINGER 0: the peer gets a TCP RST. */
-    private static void reset(Socket socket) {
-        try {
-            socket.setSoLinger(true, 0);
-        } catch (SocketException ignored) {
-            // Already closed.
-        }
-        closeQuietly(socket);
-    }
-
-    private static void closeQuietly(java.io.Closeable closeable) {
-        try {
-            closeable.close();
-        } catch (IOException ignored) {
-            // Closing is best effort.
         }
     }
 

@@ -40,6 +40,7 @@ final class Fleet implements AutoCloseable {
     private final String name;
     private final ServerVariant variant;
     private final int size;
+    private final FleetCoalesce coalesce;
     private final String postgres;
     private final String schema;
     private final String applicationName;
@@ -47,6 +48,8 @@ final class Fleet implements AutoCloseable {
     private final List<ChildProcess> helpers = new CopyOnWriteArrayList<>();
     private final List<NemesisEvent> timeline = new CopyOnWriteArrayList<>();
     private final Map<Long, Map<String, Long>> countersByPid = new HashMap<>();
+    /** What each instance's store said it does, by label: "on" or "off" coalesced commits, with the flag it was given. */
+    private final Map<String, String> coalescing = new java.util.concurrent.ConcurrentSkipListMap<>();
     /** The arguments of each slot's first process; a restart uses them again. */
     private final Map<Integer, List<String>> argumentsBySlot = new java.util.concurrent.ConcurrentHashMap<>();
     private final ExecutorService supervisor = Executors.newCachedThreadPool(runnable -> {
@@ -84,12 +87,13 @@ final class Fleet implements AutoCloseable {
         }
     }
 
-    Fleet(RowContext context, Components components, String name, ServerVariant variant, int size, String postgres) {
+    Fleet(RowContext context, Components components, String name, ServerVariant variant, FleetSettings settings, String postgres) {
         this.context = context;
         this.components = components;
         this.name = name;
         this.variant = variant;
-        this.size = size;
+        this.size = settings.instances();
+        this.coalesce = settings.coalesce();
         this.postgres = postgres;
         String tag = (context.runTag() + "_" + name).replaceAll("[^A-Za-z0-9_]", "_").toLowerCase(java.util.Locale.ROOT);
         this.schema = "lab_fleet_" + tag;
@@ -111,8 +115,9 @@ final class Fleet implements AutoCloseable {
             instance.process.awaitReady(instance.port, PaymentsServiceContract.READINESS_PATH, START);
         }
         startBalancer();
-        context.event(String.format("fleet %s: %d instances (variant %s) on PostgreSQL schema %s, balancer on :%d", name, size,
-                variant.flag(), schema, balancerPort));
+        instances.forEach(this::readCounters);
+        context.event(String.format("fleet %s: %d instances (variant %s) on PostgreSQL schema %s, balancer on :%d; coalesced commits %s", name,
+                size, variant.flag(), schema, balancerPort, coalescing));
         return this;
     }
 
@@ -162,6 +167,7 @@ final class Fleet implements AutoCloseable {
                 variant));
         // A client gives up on a gateway call well before the lab's own deadline.
         args.add("--gateway.timeout=5s");
+        args.add("--coalesce=" + coalesce.serviceFlag(instance.index));
         return args;
     }
 
@@ -265,11 +271,20 @@ final class Fleet implements AutoCloseable {
         Map<String, Long> counts = new HashMap<>();
         JSON.readTree(result.response().body()).properties().forEach(e -> counts.put(e.getKey(), e.getValue().asLong()));
         Long pid = counts.remove("pid");
+        Long coalesces = counts.remove("coalescesCommits");
+        if (coalesces != null && variant == ServerVariant.CORRECT) {
+            coalescing.put(instance.label(), (coalesces == 1 ? "on" : "off") + " (--coalesce=" + coalesce.serviceFlag(instance.index) + ")");
+        }
         if (pid != null) {
             synchronized (countersByPid) {
                 countersByPid.put(pid, counts);
             }
         }
+    }
+
+    /** Each instance's coalesced commits as its store reported them (none for the memory-store control), by label. */
+    Map<String, String> coalescing() {
+        return Map.copyOf(coalescing);
     }
 
     /** A last reading of every live instance, then every life's last reading summed. */

@@ -23,7 +23,7 @@ final class FleetChecker {
     }
 
     /** What the checker reads besides the records and ledger: the fleet's own history. */
-    record History(int instances, Map<String, Long> counters, int restarts, List<NemesisEvent> timeline) {
+    record History(int instances, Map<String, Long> counters, int restarts, List<NemesisEvent> timeline, Map<String, String> coalescing) {
     }
 
     private FleetChecker() {
@@ -59,7 +59,7 @@ final class FleetChecker {
         return new FleetFigures(history.instances(), records.size(), counts.requests, counts.hedges, charges, counts.chargedTwice,
                 counts.okWithoutCharge, counts.bodiesDiffer, counts.chargeNotOnRow, counts.twoRows, unasked, counts.gaveUp,
                 counts.unconfirmed, counts.failures, Tally.percentile(counts.latencies, 50), Tally.percentile(counts.latencies, 99),
-                history.counters(), history.restarts(), history.timeline(), perSecond(counts.confirmedAt));
+                history.counters(), history.restarts(), history.timeline(), perSecond(counts.confirmedAt), history.coalescing());
     }
 
     private static final class Counts {

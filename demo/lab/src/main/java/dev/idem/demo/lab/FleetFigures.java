@@ -1,14 +1,16 @@
 package dev.idem.demo.lab;
 
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * Everything the fleet checker counted over one fleet's whole history: the card gateway's ledger, the
  * clients' records, the service database's payment rows and the instances' own counters.
  *
  * <p>Must be 0 for a correct fleet: {@code chargedTwice}, {@code okWithoutCharge}, {@code bodiesDiffer},
- * {@code chargeNotOnRow}, {@code twoRowsPerKey}, {@code unaskedCharges}.
+ * {@code chargeNotOnRow}, {@code twoRowsPerKey}, {@code unaskedCharges}, {@link #answered500()}.
  *
  * @param instances       instances behind the balancer
  * @param payments        logical payments (one key each)
@@ -30,21 +32,31 @@ import java.util.Map;
  * @param restarts        instances the supervisor restarted after they exited
  * @param timeline        the nemesis's and the supervisor's events, in order
  * @param confirmedPerSecond 2xx answers per second of the run, for the chart
+ * @param coalescing      each instance's coalesced commits ("on"/"off" and the flag it was given), by label; empty for the control
  */
 public record FleetFigures(int instances, int payments, int requests, int hedges, int charges, int chargedTwice, int okWithoutCharge,
                            int bodiesDiffer, int chargeNotOnRow, int twoRowsPerKey, int unaskedCharges, int gaveUp, int unconfirmed,
                            Map<String, Integer> failures, double p50Millis, double p99Millis, Map<String, Long> counters, int restarts,
-                           List<NemesisEvent> timeline, List<Integer> confirmedPerSecond) {
+                           List<NemesisEvent> timeline, List<Integer> confirmedPerSecond, Map<String, String> coalescing) {
     public FleetFigures {
         failures = Map.copyOf(failures);
         counters = Map.copyOf(counters);
         timeline = List.copyOf(timeline);
         confirmedPerSecond = List.copyOf(confirmedPerSecond);
+        coalescing = Collections.unmodifiableMap(new TreeMap<>(coalescing));
     }
 
-    /** The sum of the must-be-0 figures: 0 for a fleet that kept exactly-once. */
+    /** The sum of the must-be-0 figures: 0 for a fleet that kept exactly-once and never answered a final-looking 500. */
     public int violations() {
-        return chargedTwice + okWithoutCharge + bodiesDiffer + chargeNotOnRow + twoRowsPerKey + unaskedCharges;
+        return chargedTwice + okWithoutCharge + bodiesDiffer + chargeNotOnRow + twoRowsPerKey + unaskedCharges + answered500();
+    }
+
+    /**
+     * Requests answered 500. A client reads a 500 as final, so a failure that is safe to retry must be
+     * answered 503 or 409 with {@code Retry-After}, never 500.
+     */
+    public int answered500() {
+        return failures.getOrDefault("500", 0);
     }
 
     /** How many faults of a kind the nemesis injected. */

@@ -10,7 +10,7 @@ import tools.jackson.databind.node.ObjectNode;
 /** The fleet row's own parts of the report: its table in the terminal, its timeline and chart in HTML, every figure in JSON. */
 final class FleetReport {
     static final List<String> HEADERS = List.of("fleet", "payments", "requests", "hedges", "charges", "charged 2+", "2xx no charge",
-            "bodies differ", "charge not on row", "2 rows/key", "unasked charges", "gave up", "unconfirmed", "5xx / no answer", "p50 ms",
+            "bodies differ", "charge not on row", "2 rows/key", "unasked charges", "500s", "gave up", "unconfirmed", "5xx / no answer", "p50 ms",
             "p99 ms", "takeovers", "leases lost", "restarts", "shows");
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
@@ -26,7 +26,7 @@ final class FleetReport {
         FleetFigures f = side.fleet();
         return List.of(side.side().label(), n(f.payments()), n(f.requests()), n(f.hedges()), n(f.charges()), n(f.chargedTwice()),
                 n(f.okWithoutCharge()), n(f.bodiesDiffer()), n(f.chargeNotOnRow()), n(f.twoRowsPerKey()), n(f.unaskedCharges()),
-                n(f.gaveUp()), n(f.unconfirmed()), failures(f.failures()), TableRenderer.millis(f.p50Millis()),
+                n(f.answered500()), n(f.gaveUp()), n(f.unconfirmed()), failures(f.failures()), TableRenderer.millis(f.p50Millis()),
                 TableRenderer.millis(f.p99Millis()), Long.toString(f.counter("takeovers")), Long.toString(f.counter("leasesLost")),
                 n(f.restarts()), (side.asExpected() ? "yes: " : "NO, expected: ") + (side.side().expected() == Verdict.FAILS
                         ? "flagged" : "all must-be-0 at 0"));
@@ -40,9 +40,11 @@ final class FleetReport {
         }
         String nl = System.lineSeparator();
         StringBuilder out = new StringBuilder(nl).append("The fleet: every figure over the whole history (gateway ledger, clients, service database)")
-                .append(nl).append(TableRenderer.table(HEADERS, sides.stream().map(FleetReport::cells).toList(), 1, 18)).append(nl);
+                // Numbers from "payments" to "restarts"; "shows", the last column, is text.
+                .append(nl).append(TableRenderer.table(HEADERS, sides.stream().map(FleetReport::cells).toList(), 1, HEADERS.size() - 2)).append(nl);
         out.append("must be 0: charged 2+, 2xx no charge, bodies differ (keys whose 2xx bodies differ), charge not on row (a 2xx whose")
-                .append(nl).append("charge is not on its paid payment row), 2 rows/key, unasked charges (charges no payment asked for).").append(nl);
+                .append(nl).append("charge is not on its paid payment row), 2 rows/key, unasked charges (charges no payment asked for), 500s")
+                .append(nl).append("(answers that look final: a failure safe to retry is 503 or 409 with Retry-After).").append(nl);
         for (SideResult side : sides) {
             out.append(side.side().label()).append(": ").append(nemesisLine(side.fleet())).append(nl);
         }
@@ -51,8 +53,18 @@ final class FleetReport {
 
     static String nemesisLine(FleetFigures f) {
         return String.format("nemesis %d SIGKILL, %d SIGSTOP, %d pg-terminate, %d pg-blackhole, %d pool-pressure, %d gateway-latency; "
-                        + "counters: %s", f.count("sigkill"), f.count("sigstop"), f.count("pg-terminate"), f.count("pg-blackhole"),
-                f.count("pool-pressure"), f.count("gateway-latency"), f.counters());
+                        + "counters: %s%s", f.count("sigkill"), f.count("sigstop"), f.count("pg-terminate"), f.count("pg-blackhole"),
+                f.count("pool-pressure"), f.count("gateway-latency"), f.counters(), coalescingLine(f));
+    }
+
+    /** Which instance ran with coalesced commits, as each one's store reported it; empty for the control's memory stores. */
+    static String coalescingLine(FleetFigures f) {
+        if (f.coalescing().isEmpty()) {
+            return "";
+        }
+        List<String> parts = new ArrayList<>();
+        f.coalescing().forEach((instance, mode) -> parts.add(instance + " " + mode));
+        return "; coalesced commits: " + String.join(", ", parts);
     }
 
     private static String failures(Map<String, Integer> failures) {
@@ -90,6 +102,9 @@ final class FleetReport {
         for (SideResult side : sides) {
             FleetFigures f = side.fleet();
             html.append("<h3>").append(HtmlReport.escape(side.side().label())).append(": 2xx per second and the nemesis</h3>\n");
+            if (!f.coalescing().isEmpty()) {
+                html.append("<p>").append(HtmlReport.escape(coalescingLine(f).substring(2))).append("</p>\n");
+            }
             html.append(timelineChart(f));
             html.append("<details><summary>timeline (").append(f.timeline().size()).append(" events)</summary><table>")
                     .append("<tr><th>t ms</th><th>event</th><th>target</th><th>detail</th></tr>\n");
@@ -142,6 +157,7 @@ final class FleetReport {
     static ObjectNode json(FleetFigures f) {
         ObjectNode node = JSON.valueToTree(f);
         node.put("violations", f.violations());
+        node.put("answered500", f.answered500());
         return node;
     }
 }

@@ -21,7 +21,7 @@ final class FleetRow {
                     + (int) (Fleet.DROP_RESPONSE * 100) + "% responses lost",
             List.of(Side.naive("control: 2 instances, each its own in-memory store"), Side.idempotent("idem: one JDBC store on PostgreSQL")),
             "payments", "must-be-0 findings (charged twice, 2xx without charge, bodies differ, charge not on its row, "
-                    + "two rows for one key, charges nobody asked for)", PatternRow.Needs.POSTGRESQL, FleetRow::run);
+                    + "two rows for one key, charges nobody asked for, 500s)", PatternRow.Needs.POSTGRESQL, FleetRow::run);
 
     static final int CONTROL_INSTANCES = 2;
 
@@ -38,7 +38,7 @@ final class FleetRow {
         long started = System.nanoTime();
         // Two instances are enough to show what forgetting keys does, and start sooner than N.
         FleetSettings control = new FleetSettings(CONTROL_INSTANCES, settings.controlPayments(), settings.perSecond(),
-                settings.controlPayments(), 0, 0, 0, 0, 0, 0, "control");
+                settings.controlPayments(), 0, 0, 0, 0, 0, 0, "control", settings.coalesce());
         SideResult broken = side(row.sides().get(0), context, postgres.get(), control, ServerVariant.MEMORY_STORE, "control");
         SideResult correct = side(row.sides().get(1), context, postgres.get(), settings, ServerVariant.CORRECT, "idem");
         FleetFigures f = correct.fleet();
@@ -57,7 +57,7 @@ final class FleetRow {
         long started = System.nanoTime();
         String cardPrefix = "lab-" + context.runTag() + "-fleet-" + name + "-";
         List<PaymentRecord> records = FleetClients.payments(settings.payments(), cardPrefix, new Random(context.seed()));
-        try (Fleet fleet = new Fleet(context, context.components(), name, variant, settings.instances(), postgres).start()) {
+        try (Fleet fleet = new Fleet(context, context.components(), name, variant, settings, postgres).start()) {
             fleet.beginTraffic();
             long trafficMillis = settings.payments() * 1_000L / settings.perSecond();
             AtomicInteger settled = new AtomicInteger();
@@ -73,7 +73,7 @@ final class FleetRow {
             }
             List<LedgerCharge> ledger = settledLedger(fleet, cardPrefix);
             FleetFigures figures = FleetChecker.check(records, ledger, fleet.paymentRows(), cardPrefix,
-                    new FleetChecker.History(settings.instances(), fleet.counters(), fleet.restarts(), fleet.timeline()));
+                    new FleetChecker.History(settings.instances(), fleet.counters(), fleet.restarts(), fleet.timeline(), fleet.coalescing()));
             context.event(String.format("fleet %s: %d payments, %d charges, %d must-be-0 findings, %d gave up", name, figures.payments(),
                     figures.charges(), figures.violations(), figures.gaveUp()));
             return new SideResult(side, figures.payments(), sink(figures), figures.violations(), (System.nanoTime() - started) / 1_000_000,

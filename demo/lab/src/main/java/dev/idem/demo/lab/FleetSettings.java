@@ -1,5 +1,7 @@
 package dev.idem.demo.lab;
 
+import java.util.Objects;
+
 /**
  * How the fleet row runs: instances behind the balancer, the payments of the fleet and of its control
  * side, their arrival rate, and how many faults of each kind the nemesis injects (spread over the
@@ -16,10 +18,12 @@ package dev.idem.demo.lab;
  * @param poolPressures    an instance's handlers hold pool connections for a few seconds
  * @param gatewayLatencies the TCP proxy in front of the card gateway holds its traffic for a few seconds
  * @param preset           "default", "long" or "custom", for the report
+ * @param coalesce         which instances' stores coalesce commits
  */
 public record FleetSettings(int instances, int payments, int perSecond, int controlPayments, int kills, int pauses, int terminations,
-                            int blackholes, int poolPressures, int gatewayLatencies, String preset) {
+                            int blackholes, int poolPressures, int gatewayLatencies, String preset, FleetCoalesce coalesce) {
     public FleetSettings {
+        Objects.requireNonNull(coalesce, "coalesce");
         if (instances < 2) {
             throw new IllegalArgumentException("a fleet needs at least 2 instances, was " + instances);
         }
@@ -36,24 +40,30 @@ public record FleetSettings(int instances, int payments, int perSecond, int cont
 
     /** The default run: short, every kind of fault once or twice, sized to keep {@code ./idem lab} within a few minutes. */
     public static FleetSettings defaults() {
-        return new FleetSettings(3, 150, 10, 40, 1, 1, 1, 1, 1, 1, "default");
+        return new FleetSettings(3, 150, 10, 40, 1, 1, 1, 1, 1, 1, "default", FleetCoalesce.MIXED);
     }
 
     /** {@code --long}: 10,000 payments, at least 20 SIGKILLs, 20 pauses and 10 database faults. */
     public static FleetSettings longRun() {
-        return new FleetSettings(3, 10_000, 20, 300, 20, 20, 6, 6, 6, 6, "long");
+        return new FleetSettings(3, 10_000, 20, 300, 20, 20, 6, 6, 6, 6, "long", FleetCoalesce.MIXED);
     }
 
     /** These settings with another number of instances. */
     public FleetSettings withInstances(int count) {
         return new FleetSettings(count, payments, perSecond, controlPayments, kills, pauses, terminations, blackholes, poolPressures,
-                gatewayLatencies, "custom");
+                gatewayLatencies, "custom", coalesce);
     }
 
     /** These settings with another number of payments for the correct fleet. */
     public FleetSettings withPayments(int count) {
         return new FleetSettings(instances, count, perSecond, controlPayments, kills, pauses, terminations, blackholes, poolPressures,
-                gatewayLatencies, "custom");
+                gatewayLatencies, "custom", coalesce);
+    }
+
+    /** These settings with another choice of coalescing instances. */
+    public FleetSettings withCoalesce(FleetCoalesce choice) {
+        return new FleetSettings(instances, payments, perSecond, controlPayments, kills, pauses, terminations, blackholes, poolPressures,
+                gatewayLatencies, preset, choice);
     }
 
     /** Every fault the nemesis injects. */

@@ -18,7 +18,7 @@ import picocli.CommandLine.Option;
                 "its boundary, a Redis store restarted without and with persistence, and a row lock against a unique INSERT.",
                 "Last, a fleet: several service instances on one PostgreSQL behind a balancer under a nemesis (SIGKILL, SIGSTOP,",
                 "killed and blackholed database connections, pool pressure, gateway latency), checked over its whole history,",
-                "beside a deliberately broken control fleet the checker must flag (--fleet-payments, --fleet-instances, --long).",
+                "beside a deliberately broken control fleet the checker must flag (--fleet-payments, --fleet-instances, --fleet-coalesce, --long).",
                 "Exits 1 if a row does not show what it exists to show."})
 public final class LabMain implements Callable<Integer> {
     @Option(names = {"-n", "--payments"}, description = "Logical payments per scenario (default: ${DEFAULT-VALUE}).", defaultValue = "40")
@@ -49,6 +49,10 @@ public final class LabMain implements Callable<Integer> {
     @Option(names = "--fleet-instances", description = "Payments-service instances of the fleet row (default: ${DEFAULT-VALUE}).",
             defaultValue = "3")
     int fleetInstances;
+
+    @Option(names = "--fleet-coalesce", description = "Which fleet instances' stores coalesce commits: on, off, or mixed (instance 1 "
+            + "forced on, the others PostgreSQL's default, off; default: ${DEFAULT-VALUE}).", defaultValue = "mixed")
+    String fleetCoalesce;
 
     @Option(names = "--long", description = "The fleet row's long preset: 10,000 payments, 20 SIGKILLs, 20 pauses, 12 database faults.")
     boolean longFleet;
@@ -109,6 +113,7 @@ public final class LabMain implements Callable<Integer> {
         if (fleetInstances != fleet.instances()) {
             fleet = fleet.withInstances(fleetInstances);
         }
+        fleet = fleet.withCoalesce(FleetCoalesce.fromFlag(fleetCoalesce.trim().toLowerCase(java.util.Locale.ROOT)));
         return fleetPayments == null ? fleet : fleet.withPayments(fleetPayments);
     }
 

@@ -13,7 +13,8 @@ import org.junit.jupiter.api.Test;
 class FleetCheckerTest {
     private static final String PREFIX = "lab-t-fleet-idem-";
     private static final FleetChecker.History HISTORY = new FleetChecker.History(3, Map.of("takeovers", 2L), 1,
-            List.of(new NemesisEvent(10, "sigkill", "instance-1", "SIGKILL pid 1"), new NemesisEvent(900, "restart", "instance-1", "up")));
+            List.of(new NemesisEvent(10, "sigkill", "instance-1", "SIGKILL pid 1"), new NemesisEvent(900, "restart", "instance-1", "up")),
+            Map.of("instance-2", "off (--coalesce=dialect)", "instance-1", "on (--coalesce=on)"));
 
     private static PaymentRecord record(int n) {
         return new PaymentRecord(new Payment("fleet-" + n, 100, "EUR", PREFIX + n));
@@ -33,6 +34,17 @@ class FleetCheckerTest {
 
     private static LedgerCharge charge(String id, int n) {
         return new LedgerCharge(id, "gk-" + id, 100, "EUR", PREFIX + n, null, "now");
+    }
+
+    @Test
+    void theReportSaysWhichInstanceCoalescedCommitsAndTheChoiceMapsToEachInstancesFlag() {
+        FleetFigures f = FleetChecker.check(List.of(), List.of(), List.of(), PREFIX, HISTORY);
+        assertThat(FleetReport.nemesisLine(f)).endsWith("; coalesced commits: instance-1 on (--coalesce=on), instance-2 off (--coalesce=dialect)");
+        assertThat(List.of(0, 1, 2).stream().map(FleetCoalesce.MIXED::serviceFlag)).containsExactly("on", "dialect", "dialect");
+        assertThat(FleetCoalesce.ON.serviceFlag(2)).isEqualTo("on");
+        assertThat(FleetCoalesce.OFF.serviceFlag(0)).isEqualTo("off");
+        assertThat(FleetSettings.defaults().coalesce()).as("the default is what FleetLabIT runs").isEqualTo(FleetCoalesce.MIXED);
+        assertThatThrownBy(() -> FleetCoalesce.fromFlag("yes")).hasMessage("--fleet-coalesce must be on, off or mixed, was 'yes'");
     }
 
     @Test
@@ -91,6 +103,20 @@ class FleetCheckerTest {
         assertThat(f.gaveUp()).isEqualTo(1);
         assertThat(f.unconfirmed()).isEqualTo(1);
         assertThat(f.violations()).isEqualTo(8);
+    }
+
+    @Test
+    void a500IsAMustBeZeroFigureEvenWhenTheRetryGotThe201() {
+        PaymentRecord paid = record(1);
+        paid.add(failed(500));
+        paid.add(failed(503));
+        paid.add(ok(0, body("pay_1", "ch_1"), 1_000));
+
+        FleetFigures f = FleetChecker.check(List.of(paid), List.of(charge("ch_1", 1)),
+                List.of(new FleetChecker.PaymentRow("pay_1", PREFIX + 1, "paid", "ch_1")), PREFIX, HISTORY);
+
+        assertThat(f.answered500()).as("a client reads a 500 as final").isEqualTo(1);
+        assertThat(f.violations()).as("the 500 alone").isEqualTo(1);
     }
 
     @Test

@@ -21,10 +21,15 @@ import org.springframework.core.env.Environment;
  * --crash-at=POINT         halt the process the first time a payment reaches POINT (see CrashPoint)
  * --events.kafka=HOST:PORT publish payment events through the outbox to this Kafka broker; default: no events
  * --events.topic=NAME      their topic; default payment-events
+ * --coalesce=on|off|dialect  coalesced commits of the JDBC store forced on or off; default dialect (on for SQLite,
+ *                          off for PostgreSQL). The starter's idem.coalesce-commits does not apply: the service builds its own store,
+ *                          and that property can only turn coalescing off, not force it on where the dialect says off
  * </pre>
+ *
+ * @param coalesce {@code TRUE}/{@code FALSE} forced on/off; {@code null}: the dialect decides
  */
 public record DemoSettings(Variant variant, Path dataDir, String db, URI gatewayUrl, Duration gatewayTimeout, CrashPoint crashAt,
-                           String eventsKafka, String eventsTopic) {
+                           String eventsKafka, String eventsTopic, Boolean coalesce) {
     public static final String DB_ENVIRONMENT_VARIABLE = "IDEM_DEMO_DB";
     static final String DEFAULT_DATA_DIR = "./data/payments";
     static final String DEFAULT_GATEWAY_URL = "http://127.0.0.1:8090";
@@ -79,7 +84,18 @@ public record DemoSettings(Variant variant, Path dataDir, String db, URI gateway
             throw new IllegalArgumentException("--events.topic must be a Kafka topic name (letters, digits, '.', '_', '-'; at most 249), was '"
                     + topic + "'");
         }
-        return new DemoSettings(variant, dataDir, db, gateway, timeout, crashAt, kafka, topic);
+        return new DemoSettings(variant, dataDir, db, gateway, timeout, crashAt, kafka, topic, coalesce(env));
+    }
+
+    /** {@code --coalesce}: on, off, or dialect (the default); anything else is a start-up error naming the flag. */
+    private static Boolean coalesce(Environment env) {
+        String text = env.getProperty("coalesce", "dialect").trim().toLowerCase(Locale.ROOT);
+        return switch (text) {
+            case "on" -> Boolean.TRUE;
+            case "off" -> Boolean.FALSE;
+            case "dialect" -> null;
+            default -> throw new IllegalArgumentException("--coalesce must be on, off or dialect, was '" + text + "'");
+        };
     }
 
     /** The database as logs show it: the SQLite file, or the URL with its password masked. */

@@ -84,6 +84,16 @@ public final class PaymentProblem extends RuntimeException {
                 "the card gateway " + what + "; retry with the same Idempotency-Key", Duration.ofSeconds(1));
     }
 
+    /**
+     * 503: the service's own database failed a payment's statement in a way that passes (the connection
+     * lost or terminated, the pool out of connections, the statement cancelled or rolled back by a race).
+     * The phase that ran it did not finish, so a retry with the same key runs it again, harmlessly.
+     */
+    public static PaymentProblem databaseUnavailable(String what) {
+        return new PaymentProblem(503, "database-unavailable", "Database unavailable",
+                "the service's database could not " + what + " now; retry with the same Idempotency-Key", Duration.ofSeconds(1));
+    }
+
     public int status() {
         return status;
     }

@@ -15,7 +15,8 @@ import javax.sql.DataSource;
  * {@code Idempotency-Key}, so creating it again after a crash finds the first row instead of adding
  * one ({@code INSERT … ON CONFLICT DO NOTHING}). Marking it paid sets a state, so doing it twice is
  * harmless; the transition to paid also writes the payment's event through the outbox, in the same
- * transaction ({@link PaymentEvents}).
+ * transaction ({@link PaymentEvents}). A failed statement is a 503 if the failure passes, else
+ * unexpected ({@link DatabaseFailures}).
  */
 public final class PaymentRepository {
     public static final String TABLE = "payment";
@@ -78,7 +79,7 @@ public final class PaymentRepository {
                 }
             }
         } catch (SQLException e) {
-            throw new IllegalStateException("cannot create the payment: " + e.getMessage(), e);
+            throw DatabaseFailures.of("create the payment", e);
         }
     }
 
@@ -101,7 +102,7 @@ public final class PaymentRepository {
                 c.setAutoCommit(true);
             }
         } catch (SQLException e) {
-            throw new IllegalStateException("cannot mark the payment paid: " + e.getMessage(), e);
+            throw DatabaseFailures.of("mark the payment paid", e);
         }
     }
 
@@ -140,7 +141,7 @@ public final class PaymentRepository {
                 return Optional.of(new Payment(rs.getString(1), rs.getString(2), rs.getString(3), rs.getLong(4), rs.getString(5)));
             }
         } catch (SQLException e) {
-            throw new IllegalStateException("cannot read the payment: " + e.getMessage(), e);
+            throw DatabaseFailures.of("read the payment", e);
         }
     }
 }

@@ -39,6 +39,8 @@ public class PaymentsApplication {
             "                              " + CrashPoint.allowed(),
             "  --events.kafka=HOST:PORT    publish payment.paid events through the outbox to this Kafka broker (default: none)",
             "  --events.topic=NAME         their topic (default " + DemoSettings.DEFAULT_EVENTS_TOPIC + ")",
+            "  --coalesce=on|off|dialect   coalesced commits of the idempotency store forced on or off (default dialect:",
+            "                              on for SQLite, off for PostgreSQL)",
             "  --fault.pool-pressure=true  a fault: every payment handler holds an extra pool connection (default false;",
             "                              POST /internal/faults/pool-pressure?millis=N turns it on for a while)",
             "  GET /internal/counters      the engine's events in this process: claims, takeovers, replays, leases lost, ...",

@@ -94,16 +94,24 @@ public class PaymentsConfiguration {
      * broken {@code memory-store} variant, a map in this JVM that a restart empties.
      */
     @Bean
-    IdempotencyStore idempotencyStore(DemoSettings settings, DataSource dataSource, IdemProperties idem, CrashPoints crashes) {
+    IdempotencyStore idempotencyStore(DemoSettings settings, DataSource dataSource, IdemProperties idem, CrashPoints crashes,
+                                      ServiceCounters counters) {
         IdempotencyStore store;
         if (settings.variant() == Variant.MEMORY_STORE) {
             LOG.warn("deliberately broken: idempotency keys are kept in memory; a restart forgets them all (variant memory-store)");
             store = new ForgetfulMemoryStore();
         } else {
-            JdbcIdempotencyStore jdbc = JdbcIdempotencyStore.builder(dataSource).tableName(idem.getTableName()).build();
+            JdbcIdempotencyStore.Builder builder = JdbcIdempotencyStore.builder(dataSource).tableName(idem.getTableName());
+            if (settings.coalesce() != null) {
+                builder.coalesceCommits(settings.coalesce());
+            }
+            JdbcIdempotencyStore jdbc = builder.build();
             if (idem.getSchema().isInitialize()) {
                 jdbc.migrate(idem.getSchema().getRetryFor());
             }
+            LOG.info("coalesced commits {} ({})", jdbc.coalescesCommits() ? "on" : "off",
+                    settings.coalesce() == null ? "the dialect's default" : "--coalesce");
+            counters.coalescesCommits(jdbc.coalescesCommits());
             store = jdbc;
         }
         return crashes.armed(CrashPoint.AFTER_COMPLETION) ? new CrashAfterCompletionStore(store, crashes) : store;

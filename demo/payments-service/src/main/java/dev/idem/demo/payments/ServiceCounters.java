@@ -23,6 +23,7 @@ public final class ServiceCounters implements IdemListener {
     private final AtomicLong mismatches = new AtomicLong();
     private final AtomicLong leasesLost = new AtomicLong();
     private final AtomicLong poolPressureHolds = new AtomicLong();
+    private volatile boolean coalescesCommits;
 
     @Override
     public void claimed(Scope scope, int attempt) {
@@ -60,7 +61,15 @@ public final class ServiceCounters implements IdemListener {
         poolPressureHolds.incrementAndGet();
     }
 
-    /** Every count by name, and the process id (a restarted instance starts again from zero). */
+    /** Whether this process's store coalesces commits: a fleet shows which instance ran which. */
+    void coalescesCommits(boolean on) {
+        coalescesCommits = on;
+    }
+
+    /**
+     * Every count by name, the process id (a restarted instance starts again from zero) and
+     * {@code coalescesCommits} (1 or 0: a setting, not a count).
+     */
     public Map<String, Long> snapshot() {
         Map<String, Long> counts = new LinkedHashMap<>();
         counts.put("pid", ManagementFactory.getRuntimeMXBean().getPid());
@@ -71,6 +80,7 @@ public final class ServiceCounters implements IdemListener {
         counts.put("mismatches", mismatches.get());
         counts.put("leasesLost", leasesLost.get());
         counts.put("poolPressureHolds", poolPressureHolds.get());
+        counts.put("coalescesCommits", coalescesCommits ? 1L : 0L);
         return counts;
     }
 }

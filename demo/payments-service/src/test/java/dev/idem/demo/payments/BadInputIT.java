@@ -132,6 +132,7 @@ class BadInputIT {
         assertThat(counts.has("takeovers")).isTrue();
         assertThat(counts.has("leasesLost")).isTrue();
         assertThat(counts.get("pid").asLong()).isPositive();
+        assertThat(counts.get("coalescesCommits").asLong()).as("SQLite's default: the store coalesces commits").isEqualTo(1);
 
         for (String millis : List.of("0", "600001")) {
             HttpResponse<String> refused = HTTP.send(HttpRequest.newBuilder(URI.create(service.baseUrl()

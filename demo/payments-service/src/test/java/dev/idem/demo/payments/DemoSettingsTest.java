@@ -50,6 +50,16 @@ class DemoSettingsTest {
     }
 
     @Test
+    void coalescingIsTheDialectsUnlessForcedOnOrOffAndABadValueIsAStartUpError() {
+        assertThat(settings(Map.of()).coalesce()).as("the dialect decides").isNull();
+        assertThat(settings(Map.of("coalesce", "dialect")).coalesce()).isNull();
+        assertThat(settings(Map.of("coalesce", "on")).coalesce()).isTrue();
+        assertThat(settings(Map.of("coalesce", " OFF ")).coalesce()).isFalse();
+        assertThatThrownBy(() -> settings(Map.of("coalesce", "true"))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("--coalesce must be on, off or dialect, was 'true'");
+    }
+
+    @Test
     void eventFlagsAreReadAndChecked() {
         DemoSettings s = settings(Map.of("events.kafka", "127.0.0.1:9092,kafka-2:9093", "events.topic", "payments.v1"));
         assertThat(s.eventsKafka()).isEqualTo("127.0.0.1:9092,kafka-2:9093");

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.idem.demo.gateway.CardGatewayMain;
 import dev.idem.demo.lab.Catalogue;
 import dev.idem.demo.lab.Components;
+import dev.idem.demo.lab.FleetCoalesce;
 import dev.idem.demo.lab.FleetFigures;
 import dev.idem.demo.lab.FleetSettings;
 import dev.idem.demo.lab.JavaApp;
@@ -26,11 +27,13 @@ import org.junit.jupiter.api.io.TempDir;
  * The lab's fleet row, short: three packaged payments-service instances on one PostgreSQL behind the
  * fault proxy as a balancer, under a nemesis that injects every kind of fault once (SIGKILL and a
  * supervisor restart, a SIGSTOP past the lease, terminated database connections, a database
- * blackhole, pool pressure, gateway latency). Over the whole history every must-be-0 figure is 0;
- * the control fleet (each instance its own in-memory store) is flagged.
+ * blackhole, pool pressure, gateway latency). Over the whole history every must-be-0 figure is 0 (no
+ * request answered 500 among them); the control fleet (each instance its own in-memory store) is
+ * flagged. The fleet is mixed, as a rolling configuration change leaves one: instance 1's store
+ * coalesces commits, the others' do not (PostgreSQL's default).
  */
 class FleetLabIT {
-    private static final FleetSettings SHORT = new FleetSettings(3, 200, 12, 30, 1, 1, 1, 1, 1, 1, "test");
+    private static final FleetSettings SHORT = new FleetSettings(3, 200, 12, 30, 1, 1, 1, 1, 1, 1, "test", FleetCoalesce.MIXED);
 
     @TempDir
     Path out;
@@ -64,12 +67,16 @@ class FleetLabIT {
         assertThat(f.chargeNotOnRow()).as("2xx whose charge is not on the payment row").isZero();
         assertThat(f.twoRowsPerKey()).as("two payment rows for one key").isZero();
         assertThat(f.unaskedCharges()).as("charges nobody asked for").isZero();
+        assertThat(f.answered500()).as("answers 500, which look final (failures safe to retry are 503 or 409): %s", f.failures()).isZero();
         for (String kind : List.of("sigkill", "sigstop", "pg-terminate", "pg-blackhole", "pool-pressure", "gateway-latency")) {
             assertThat(f.count(kind)).as("the nemesis injected " + kind).isEqualTo(1);
         }
         assertThat(f.count("exited")).as("the supervisor saw the SIGKILLed instance exit").isPositive();
         assertThat(f.counter("claims")).as("the instances' counters were read").isPositive();
         assertThat(f.requests()).as("lost responses were retried").isGreaterThan(f.payments());
+        assertThat(f.coalescing()).as("instance 1 forced on, the others PostgreSQL's default")
+                .containsEntry("instance-1", "on (--coalesce=on)").containsEntry("instance-2", "off (--coalesce=dialect)")
+                .containsEntry("instance-3", "off (--coalesce=dialect)");
         assertThat(idem.asExpected()).isTrue();
         assertThat(Files.readString(out.resolve(Lab.HTML_FILE))).contains("2xx per second and the nemesis", "sigkill");
         assertThat(Files.readString(out.resolve(Lab.JSON_FILE))).contains("\"chargedTwice\"", "\"timeline\"", "\"takeovers\"");
