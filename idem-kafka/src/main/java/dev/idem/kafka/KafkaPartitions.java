@@ -155,7 +155,7 @@ final class KafkaPartitions<K, V> implements BrokerAdapter<ConsumerRecord<K, V>>
     public void refuse(ConsumerRecord<K, V> r, String reason) {
         InboxOutcome outcome = loop.countFailure(r, InboxMessage.of(IdempotentKafkaConsumer.coordinates(r), orEmpty(body(r)), quarantineHeaders(r)),
                 new IllegalArgumentException(reason));
-        if (outcome != null && outcome.status() == InboxOutcome.Status.QUARANTINED) {
+        if (outcome != null && outcome.settled()) {  // quarantined, or processed before (its commit's answer was lost)
             ack(r);
         } else {
             rewind(r, true);
@@ -275,7 +275,7 @@ final class KafkaPartitions<K, V> implements BrokerAdapter<ConsumerRecord<K, V>>
                 e.headers() == null ? new RecordHeaders() : e.headers(), Optional.empty());
         String id = rawId(raw);
         InboxOutcome outcome = loop.countFailure(null, InboxMessage.of(id, orEmpty(value), quarantineHeaders(raw)), e);
-        if (outcome != null && outcome.status() == InboxOutcome.Status.QUARANTINED) {
+        if (outcome != null && outcome.settled()) {  // quarantined, or processed before (its commit's answer was lost)
             advanced.put(tp, new OffsetAndMetadata(e.offset() + 1));
             consumer.seek(tp, e.offset() + 1);
         } else {

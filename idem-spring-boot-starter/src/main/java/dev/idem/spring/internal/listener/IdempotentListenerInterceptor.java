@@ -142,16 +142,19 @@ public final class IdempotentListenerInterceptor implements MethodInterceptor {
         return last;
     }
 
-    /** Counts the failed attempt: the cause to rethrow for a redelivery, or {@link Quarantined}. */
+    /**
+     * Counts the failed attempt: the cause to rethrow for a redelivery, or {@link Quarantined} when the
+     * message needs no redelivery: quarantined now, or processed after all (a commit that reached the
+     * database but whose answer was lost; the inbox counts nothing then).
+     */
     private Throwable failed(ListenerMethod listener, List<?> elements, String id, int index, Throwable cause) {
         byte[] payload = listener.broker().payload(elements.get(index));
         InboxOutcome outcome = inbox.get().recordFailure(listener.consumer(), InboxMessage.of(id, payload), cause);
         if (outcome.status() == InboxOutcome.Status.QUARANTINED) {
             LOG.warn("@IdempotentListener consumer '" + listener.consumer() + "' quarantined a message after "
                     + outcome.attempts() + " failed attempts, the last " + cause.getClass().getName());
-            return new Quarantined();
         }
-        return cause;
+        return outcome.settled() ? new Quarantined() : cause;
     }
 
     private static Throwable unwrap(Throwable failure) {
@@ -225,7 +228,7 @@ public final class IdempotentListenerInterceptor implements MethodInterceptor {
         }
     }
 
-    /** The failed message went to the quarantine: the delivery is settled. */
+    /** The failed message went to the quarantine, or had committed after all: the delivery is settled. */
     private static final class Quarantined extends RuntimeException {
         Quarantined() {
             super(null, null, false, false);
