@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idem.opentelemetry.OpenTelemetryIdemListener;
-import dev.idem.testing.KafkaBroker;
+import dev.idem.spring.TestKafka;
 import dev.idem.testing.RealServices;
 import dev.idem.testing.TestDatabase;
 import io.opentelemetry.api.common.AttributeKey;
@@ -34,9 +34,8 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 
@@ -56,23 +55,9 @@ class HttpRequestTraceTest {
     private static final AttributeKey<String> DESTINATION = AttributeKey.stringKey("messaging.destination.name");
     private static final AttributeKey<String> CONSUMER = AttributeKey.stringKey("messaging.consumer.group.name");
     private static final HttpClient HTTP = HttpClient.newHttpClient();
-    private static KafkaBroker broker;
+    @RegisterExtension
+    static final TestKafka KAFKA = new TestKafka();
 
-    @BeforeAll
-    static void startBroker() {
-        try {
-            broker = KafkaBroker.start();
-        } catch (Exception | LinkageError e) {
-            RealServices.unavailable("kafka", "a broker from org.apache.kafka:kafka_2.13 could not be started: " + e);
-        }
-    }
-
-    @AfterAll
-    static void stopBroker() {
-        if (broker != null) {
-            broker.close();
-        }
-    }
 
     @Test
     void oneTraceFromTheHttpRequestThroughTheOutboxAndKafkaToTheIdempotentListener() throws Exception {
@@ -80,7 +65,7 @@ class HttpRequestTraceTest {
         String topic = "trace-payments-" + suffix;
         String key = "trace-secret-key-" + suffix;
         String body = "{\"paymentId\":\"trace-payload-" + suffix + "\"}";
-        broker.createTopic(topic, 1);
+        KAFKA.broker().createTopic(topic, 1);
         try (TestDatabase db = RealServices.postgres()) {
             try (Connection c = db.dataSource().getConnection(); Statement st = c.createStatement()) {
                 st.execute("CREATE TABLE trace_ledger (payment TEXT NOT NULL)");
@@ -88,7 +73,7 @@ class HttpRequestTraceTest {
             try (ConfigurableApplicationContext app = new SpringApplicationBuilder(TraceApplication.class).run(
                     "--server.port=0",
                     "--spring.datasource.url=" + ((HikariDataSource) db.dataSource()).getJdbcUrl(),
-                    "--spring.kafka.bootstrap-servers=" + broker.bootstrapServers(),
+                    "--spring.kafka.bootstrap-servers=" + KAFKA.broker().bootstrapServers(),
                     "--spring.kafka.consumer.auto-offset-reset=earliest",
                     "--trace.topic=" + topic,
                     "--trace.group=trace-" + suffix,
@@ -154,7 +139,7 @@ class HttpRequestTraceTest {
 
     private static void redeliver(ConsumerRecord<String, String> record) throws Exception {
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                broker.bootstrapServers(), ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
+                KAFKA.broker().bootstrapServers(), ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
                 ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class))) {
             producer.send(new ProducerRecord<>(record.topic(), null, record.key(), record.value(), record.headers())).get();
         }
