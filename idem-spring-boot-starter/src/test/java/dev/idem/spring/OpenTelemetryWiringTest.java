@@ -84,8 +84,8 @@ class OpenTelemetryWiringTest {
                     .hasSingleBean(ListenerTracing.class);
             Span span = sdk.getTracer("test").spanBuilder("request").startSpan();
             try (var ignored = span.makeCurrent()) {
-                assertThat(context.getBean(TraceContextHeaders.class).get()).as("the injected headers carry the current span")
-                        .containsEntry("traceparent", "00-" + span.getSpanContext().getTraceId() + "-" + span.getSpanContext().getSpanId() + "-01");
+                assertThat(context.getBean(TraceContextHeaders.class).get().get("traceparent")).as("the injected headers carry the current span")
+                        .startsWith("00-" + span.getSpanContext().getTraceId() + "-" + span.getSpanContext().getSpanId() + "-");
             } finally {
                 span.end();
             }
