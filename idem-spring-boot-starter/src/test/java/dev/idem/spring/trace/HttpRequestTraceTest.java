@@ -79,7 +79,6 @@ class HttpRequestTraceTest {
                     "--trace.group=trace-" + suffix,
                     "--management.tracing.sampling.probability=1.0",
                     "--management.opentelemetry.tracing.export.schedule-delay=50ms",
-                    "--management.otlp.metrics.export.enabled=false",
                     "--logging.level.root=WARN")) {
                 InMemorySpanExporter exporter = app.getBean(InMemorySpanExporter.class);
                 URI payments = URI.create("http://127.0.0.1:" + app.getEnvironment().getProperty("local.server.port") + "/trace/payments");
