@@ -60,6 +60,6 @@ public class IdemOpenTelemetryAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     public ListenerTracing idemListenerTracing(OpenTelemetryConsumerTracing tracing) {
-        return (system, destination, consumer, messages, work) -> tracing.process(system, destination, consumer, messages, work::run);
+        return (system, destination, consumer, messages, work) -> tracing.process(system, destination, consumer, messages.get(), work::run);
     }
 }

@@ -42,11 +42,6 @@ public final class IdempotentListenerInterceptor implements MethodInterceptor {
     private final Supplier<ListenerTracing> tracing;
 
     public IdempotentListenerInterceptor(Map<Method, ListenerMethod> methods, Supplier<Inbox> inbox,
-                                         Supplier<TransactionTemplate> transactions) {
-        this(methods, inbox, transactions, () -> ListenerTracing.NONE);
-    }
-
-    public IdempotentListenerInterceptor(Map<Method, ListenerMethod> methods, Supplier<Inbox> inbox,
                                          Supplier<TransactionTemplate> transactions, Supplier<ListenerTracing> tracing) {
         this.methods = methods;
         this.inbox = inbox;
@@ -87,7 +82,7 @@ public final class IdempotentListenerInterceptor implements MethodInterceptor {
     private Object traced(ListenerMethod listener, MethodInvocation invocation, List<?> elements, Map<String, Integer> firsts,
                           DeferredAcknowledgement ack) throws Throwable {
         ListenerBroker broker = listener.broker();
-        List<Map<String, String>> headers = elements.stream().map(broker::headers).toList();
+        Supplier<List<Map<String, String>>> headers = () -> elements.stream().map(broker::headers).toList();
         return tracing.get().around(broker.system(), broker.destination(elements.get(0)), listener.consumer(), headers, outcome -> {
             try {
                 Object result = run(listener, invocation, elements, firsts, ack);
