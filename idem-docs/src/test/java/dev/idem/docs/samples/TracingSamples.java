@@ -16,7 +16,10 @@ import dev.idem.outbox.OutboxRelay;
 import io.opentelemetry.api.OpenTelemetry;
 import java.util.Map;
 
-/** The tracing samples of docs/operations.md for plain Java, as they are printed. */
+/**
+ * The tracing samples of docs/operations.md for plain Java, as they are printed: run by
+ * {@code TracingSamplesTest} and, the consumer's on a real broker, by {@code BrokerSamplesTest}.
+ */
 public final class TracingSamples {
     private TracingSamples() {
     }
