@@ -6,10 +6,8 @@ import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
-import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Context;
-import io.opentelemetry.context.Scope;
 import java.util.Objects;
 
 /**
@@ -49,14 +47,10 @@ public final class OpenTelemetryOutboxPublisher implements OutboxPublisher {
                 .setParent(headers.extract(Context.root(), message.headers()))
                 .setAttribute(OPERATION_TYPE, "send")
                 .startSpan();
-        try (Scope ignored = span.makeCurrent()) {
+        Spans.within(span, () -> {
             delegate.publish(message);
-        } catch (Exception | Error e) {
-            span.setStatus(StatusCode.ERROR, e.getClass().getName());
-            throw e;
-        } finally {
-            span.end();
-        }
+            return null;
+        });
     }
 
     @Override

@@ -32,8 +32,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The span events of a run that fails after a phase and of the retry that resumes it (a real SQLite
- * store), and the consumer span of a delivery whose handler throws: with the OpenTelemetry SDK's
- * in-memory exporter.
+ * store), the consumer span of a delivery whose handler throws, and a listener framework's delivery
+ * spans (a batch, a failure): with the OpenTelemetry SDK's in-memory exporter.
  */
 class SpanEventsTest {
     private final InMemorySpanExporter exporter = InMemorySpanExporter.create();
@@ -102,6 +102,65 @@ class SpanEventsTest {
         assertThat(consumer.getAttributes().toString()).doesNotContain("secret-amount");
         assertThat(consumer.getEvents()).isEmpty();
         assertThat(TraceContextHeaders.of(otel).get()).as("outside a span: no context to store").isEmpty();
+    }
+
+    @Test
+    void aListenerBatchIsLinkedToEachMessagesTraceAndReportsItsOutcome() {
+        Map<String, String> first = producerHeaders("first producer");
+        Map<String, String> second = producerHeaders("second producer");
+        OpenTelemetryConsumerTracing tracing = OpenTelemetryConsumerTracing.of(otel);
+
+        String answer = tracing.process("rabbitmq", "payments", "ledger", List.of(first, second, Map.of()), outcome -> {
+            assertThat(Span.current().getSpanContext().isValid()).as("the work runs in the span").isTrue();
+            outcome.accept("processed");
+            return "done";
+        });
+
+        assertThat(answer).isEqualTo("done");
+        SpanData batch = consumerSpans().get(0);
+        assertThat(batch.getName()).isEqualTo("process payments");
+        assertThat(batch.getParentSpanContext().isValid()).as("a batch has no single parent").isFalse();
+        assertThat(batch.getLinks()).extracting(link -> link.getSpanContext().getTraceId())
+                .containsExactly(spanNamed("first producer").getTraceId(), spanNamed("second producer").getTraceId());
+        assertThat(asMap(batch.getAttributes())).containsEntry("messaging.system", "rabbitmq")
+                .containsEntry("messaging.destination.name", "payments").containsEntry("messaging.consumer.group.name", "ledger")
+                .containsEntry("messaging.operation.type", "process").containsEntry("idem.outcome", "processed");
+    }
+
+    @Test
+    void aListenerDeliveryThatFailsIsAnErrorByClassWithTheOutcomeItReported() {
+        Map<String, String> headers = producerHeaders("producer");
+        OpenTelemetryConsumerTracing tracing = OpenTelemetryConsumerTracing.of(otel);
+
+        assertThatThrownBy(() -> tracing.process("kafka", null, "ledger", List.of(headers), outcome -> {
+            outcome.accept("failed");
+            throw new java.io.IOException("disk says secret-amount");
+        })).isInstanceOf(java.io.IOException.class).hasMessage("disk says secret-amount");
+
+        SpanData failed = consumerSpans().get(0);
+        assertThat(failed.getName()).as("no destination: the system").isEqualTo("process kafka");
+        assertThat(failed.getParentSpanId()).isEqualTo(spanNamed("producer").getSpanId());
+        assertThat(failed.getStatus().getStatusCode()).isEqualTo(StatusCode.ERROR);
+        assertThat(failed.getStatus().getDescription()).isEqualTo(java.io.IOException.class.getName());
+        assertThat(asMap(failed.getAttributes())).containsEntry("idem.outcome", "failed").doesNotContainKey("messaging.destination.name");
+        assertThat(failed.getAttributes().toString()).doesNotContain("secret-amount");
+    }
+
+    private Map<String, String> producerHeaders(String name) {
+        Span producer = otel.getTracer("test").spanBuilder(name).startSpan();
+        try (var ignored = producer.makeCurrent()) {
+            return TraceContextHeaders.of(otel).get();
+        } finally {
+            producer.end();
+        }
+    }
+
+    private List<SpanData> consumerSpans() {
+        return exporter.getFinishedSpanItems().stream().filter(s -> s.getKind() == SpanKind.CONSUMER).toList();
+    }
+
+    private SpanData spanNamed(String name) {
+        return exporter.getFinishedSpanItems().stream().filter(s -> s.getName().equals(name)).findFirst().orElseThrow();
     }
 
     private void inSpan(String name, Runnable work) {

@@ -3,6 +3,7 @@ package dev.idem.spring;
 import dev.idem.inbox.Inbox;
 import dev.idem.spring.internal.listener.IdempotentListenerPostProcessor;
 import dev.idem.spring.internal.listener.ListenerBroker;
+import dev.idem.spring.internal.listener.ListenerTracing;
 import dev.idem.spring.internal.listener.kafka.KafkaListenerBroker;
 import dev.idem.spring.internal.listener.rabbit.RabbitListenerBroker;
 import java.util.ArrayList;
@@ -61,7 +62,8 @@ public class IdemListenerAutoConfiguration {
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     @ConditionalOnMissingBean
     public static IdempotentListenerPostProcessor idempotentListenerPostProcessor(ObjectProvider<Inbox> inbox,
-                                                                                  ObjectProvider<PlatformTransactionManager> managers) {
+                                                                                  ObjectProvider<PlatformTransactionManager> managers,
+                                                                                  ObjectProvider<ListenerTracing> tracing) {
         ClassLoader loader = IdemListenerAutoConfiguration.class.getClassLoader();
         List<ListenerBroker> brokers = new ArrayList<>();
         if (ClassUtils.isPresent("org.springframework.kafka.annotation.KafkaListener", loader)
@@ -71,6 +73,6 @@ public class IdemListenerAutoConfiguration {
         if (ClassUtils.isPresent("org.springframework.amqp.rabbit.annotation.RabbitListener", loader)) {
             brokers.add(new RabbitListenerBroker());
         }
-        return new IdempotentListenerPostProcessor(brokers, inbox, managers);
+        return new IdempotentListenerPostProcessor(brokers, inbox, managers, tracing);
     }
 }

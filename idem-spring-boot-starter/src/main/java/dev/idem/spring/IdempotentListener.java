@@ -37,6 +37,11 @@ import java.lang.annotation.Target;
  * A listener whose settings would break the guarantee fails startup with a message naming the
  * method: no way to tell the message id, Kafka {@code enable.auto.commit=true}, RabbitMQ
  * {@code AcknowledgeMode.NONE}.
+ *
+ * <p>With idem-opentelemetry and an {@code OpenTelemetry} bean, each delivery (claim, method, commit)
+ * runs in a CONSUMER span continuing the message's W3C {@code traceparent}, with its outcome
+ * ({@code processed}, {@code duplicate}, {@code quarantined}, {@code failed}); never the message id or
+ * the body. See {@link IdemOpenTelemetryAutoConfiguration}.
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)

@@ -2,11 +2,17 @@ package dev.idem.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.idem.opentelemetry.OpenTelemetryConsumerTracing;
 import dev.idem.opentelemetry.OpenTelemetryIdemListener;
+import dev.idem.opentelemetry.TraceContextHeaders;
+import dev.idem.spring.internal.listener.IdempotentListenerPostProcessor;
+import dev.idem.spring.internal.listener.ListenerTracing;
 import dev.idem.spi.IdempotencyStore;
 import dev.idem.testing.NonDurableMemoryStore;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
+import io.opentelemetry.context.propagation.ContextPropagators;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
@@ -15,11 +21,14 @@ import io.opentelemetry.sdk.trace.data.SpanData;
 import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /**
  * With idem-opentelemetry and an {@link OpenTelemetry} bean, the starter's engine records its events
- * on the current span (here around an {@code @IdempotentMethod} call); without the bean, nothing.
+ * on the current span (here around an {@code @IdempotentMethod} call), and the outbox headers, the
+ * consumer tracing and the {@code @IdempotentListener} tracing are beans; without the bean, or without
+ * OpenTelemetry on the class path, nothing of it. The listener's spans: {@code trace.HttpRequestTraceTest}.
  */
 class OpenTelemetryWiringTest {
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
@@ -61,6 +70,40 @@ class OpenTelemetryWiringTest {
 
     @Test
     void withoutAnOpenTelemetryBeanThereIsNoListener() {
-        runner.run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(OpenTelemetryIdemListener.class));
+        runner.run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(OpenTelemetryIdemListener.class)
+                .doesNotHaveBean(TraceContextHeaders.class).doesNotHaveBean(OpenTelemetryConsumerTracing.class)
+                .doesNotHaveBean(ListenerTracing.class));
+    }
+
+    @Test
+    void withAnOpenTelemetryBeanTheOutboxHeadersTheConsumerTracingAndTheListenerTracingAreBeans() {
+        OpenTelemetrySdk sdk = OpenTelemetrySdk.builder()
+                .setPropagators(ContextPropagators.create(W3CTraceContextPropagator.getInstance())).build();
+        runner.withBean(OpenTelemetry.class, () -> sdk).run(context -> {
+            assertThat(context).hasNotFailed().hasSingleBean(TraceContextHeaders.class).hasSingleBean(OpenTelemetryConsumerTracing.class)
+                    .hasSingleBean(ListenerTracing.class);
+            Span span = sdk.getTracer("test").spanBuilder("request").startSpan();
+            try (var ignored = span.makeCurrent()) {
+                assertThat(context.getBean(TraceContextHeaders.class).get().get("traceparent")).as("the injected headers carry the current span")
+                        .startsWith("00-" + span.getSpanContext().getTraceId() + "-" + span.getSpanContext().getSpanId() + "-");
+            } finally {
+                span.end();
+            }
+        });
+    }
+
+    @Test
+    void theApplicationsOwnTraceContextHeadersWin() {
+        TraceContextHeaders own = TraceContextHeaders.of(OpenTelemetry.noop());
+        runner.withBean(OpenTelemetry.class, OpenTelemetry::noop).withBean(TraceContextHeaders.class, () -> own)
+                .run(context -> assertThat(context).hasNotFailed().getBean(TraceContextHeaders.class).isSameAs(own));
+    }
+
+    @Test
+    void withoutOpenTelemetryOnTheClassPathTheStarterStartsAndListenersRunUntraced() {
+        runner.withConfiguration(AutoConfigurations.of(IdemListenerAutoConfiguration.class))
+                .withClassLoader(new FilteredClassLoader("io.opentelemetry", "dev.idem.opentelemetry"))
+                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(ListenerTracing.class)
+                        .doesNotHaveBean(OpenTelemetryIdemListener.class).hasSingleBean(IdempotentListenerPostProcessor.class));
     }
 }

@@ -12,6 +12,16 @@ import dev.idem.kafka.IdempotentKafkaConsumer;
 import dev.idem.testing.KafkaBroker;
 import dev.idem.testing.RealServices;
 import dev.idem.testing.TestDatabase;
+import dev.idem.opentelemetry.TraceContextHeaders;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
+import io.opentelemetry.context.propagation.ContextPropagators;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
+import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
+import io.opentelemetry.sdk.trace.SdkTracerProvider;
+import io.opentelemetry.sdk.trace.data.SpanData;
+import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.Nats;
 import io.nats.client.api.StreamConfiguration;
@@ -26,6 +36,7 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -70,6 +81,43 @@ class BrokerSamplesTest {
                 }
             }
             assertThat(Entries.count(db.dataSource())).isEqualTo(1);
+        }
+    }
+
+    @Test
+    @DisplayName("tracing-consumer: a record carrying a producer's traceparent is handled in a CONSUMER span under that span")
+    void kafkaTracing() throws Exception {
+        KafkaBroker broker = startKafka();
+        InMemorySpanExporter exporter = InMemorySpanExporter.create();
+        OpenTelemetrySdk openTelemetry = OpenTelemetrySdk.builder()
+                .setTracerProvider(SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(exporter)).build())
+                .setPropagators(ContextPropagators.create(W3CTraceContextPropagator.getInstance())).build();
+        try (broker; openTelemetry; TestDatabase db = RealServices.postgres()) {
+            broker.createTopic("payments", 1);
+            Inbox inbox = inboxAndOutboxOn(db);
+            String servers = broker.bootstrapServers();
+            IdempotentKafkaConsumer<String, String> consumer = TracingSamples.consumer(inbox, openTelemetry, Map.of(
+                    "bootstrap.servers", servers, "group.id", "traced-ledger", "auto.offset.reset", "earliest",
+                    "key.deserializer", StringDeserializer.class, "value.deserializer", StringDeserializer.class));
+            Span producing = openTelemetry.getTracer("test").spanBuilder("producer").startSpan();
+            try (consumer; KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of("bootstrap.servers", servers),
+                    new StringSerializer(), new StringSerializer())) {
+                ProducerRecord<String, String> record = new ProducerRecord<>("payments", "p-1", new String(EVENT, StandardCharsets.UTF_8));
+                record.headers().add("message-id", "m-traced-1".getBytes(StandardCharsets.UTF_8));
+                try (var ignored = producing.makeCurrent()) {
+                    TraceContextHeaders.of(openTelemetry).get().forEach((name, value) ->
+                            record.headers().add(name, value.getBytes(StandardCharsets.UTF_8)));
+                } finally {
+                    producing.end();
+                }
+                producer.send(record).get();
+                Eventually.await("the record is in the ledger", WITHIN, () -> Entries.count(db.dataSource()) == 1);
+                Eventually.await("the consumer's span ended", WITHIN,
+                        () -> exporter.getFinishedSpanItems().stream().anyMatch(s -> s.getKind() == SpanKind.CONSUMER));
+            }
+            SpanData consuming = exporter.getFinishedSpanItems().stream().filter(s -> s.getKind() == SpanKind.CONSUMER).findFirst().orElseThrow();
+            assertThat(consuming.getTraceId()).isEqualTo(producing.getSpanContext().getTraceId());
+            assertThat(consuming.getParentSpanId()).isEqualTo(producing.getSpanContext().getSpanId());
         }
     }
 

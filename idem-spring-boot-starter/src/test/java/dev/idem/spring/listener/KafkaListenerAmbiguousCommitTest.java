@@ -19,6 +19,8 @@ import java.util.UUID;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import dev.idem.spring.TestKafka;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -31,19 +33,17 @@ import org.springframework.context.ConfigurableApplicationContext;
  * redelivery is a duplicate, acknowledged without running the method again.
  */
 class KafkaListenerAmbiguousCommitTest {
+    @RegisterExtension
+    static final TestKafka KAFKA = new TestKafka();
+
 
     @Test
     void aCommitWhoseAnswerIsLostRunsOnceAndIsNotQuarantined() throws Exception {
         String suffix = UUID.randomUUID().toString().substring(0, 8);
         String topic = "kafka-ambiguous-" + suffix;
         String group = "kafka-" + suffix;
-        KafkaBroker broker = null;
-        try {
-            broker = KafkaBroker.start();
-        } catch (Exception | LinkageError e) {
-            RealServices.unavailable("kafka", "a broker from org.apache.kafka:kafka_2.13 could not be started: " + e);
-        }
-        try (KafkaBroker started = broker; TestDatabase db = RealServices.postgres();
+        KafkaBroker started = KAFKA.broker();
+        try (TestDatabase db = RealServices.postgres();
              Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, started.bootstrapServers()))) {
             started.createTopic(topic, 1);
             KafkaRecords.send(started.bootstrapServers(), topic, "a-301", "301:3", "a-302", "302:4", "a-303", "303:5");

@@ -2,7 +2,7 @@ package dev.idem.spring.listener;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.idem.testing.KafkaBroker;
+import dev.idem.spring.TestKafka;
 import dev.idem.testing.RealServices;
 import dev.idem.testing.TestDatabase;
 import java.nio.charset.StandardCharsets;
@@ -25,9 +25,8 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -44,41 +43,27 @@ class KafkaListenerCrashTest {
     private static final int MESSAGES = 10_000;
     /** Every 20th message is sent twice, up to this many. */
     private static final int PRODUCER_DUPLICATES = 500;
-    private static KafkaBroker broker;
+    @RegisterExtension
+    static final TestKafka KAFKA = new TestKafka();
 
     @TempDir
     Path dir;
 
-    @BeforeAll
-    static void startBroker() {
-        try {
-            broker = KafkaBroker.start();
-        } catch (Exception | LinkageError e) {
-            RealServices.unavailable("kafka", "a broker from org.apache.kafka:kafka_2.13 could not be started: " + e);
-        }
-    }
-
-    @AfterAll
-    static void stopBroker() {
-        if (broker != null) {
-            broker.close();
-        }
-    }
 
     @Test
     void theLedgerIsExactAfterHaltsBetweenTheCommitAndTheOffsetCommit() throws Exception {
         String suffix = UUID.randomUUID().toString().substring(0, 8);
         String topic = "ledger-records-" + suffix;
         String batchTopic = "ledger-batches-" + suffix;
-        broker.createTopic(topic, 4);
-        broker.createTopic(batchTopic, 4);
+        KAFKA.broker().createTopic(topic, 4);
+        KAFKA.broker().createTopic(batchTopic, 4);
         long recordSum = send(topic, MESSAGES);
         long batchSum = send(batchTopic, MESSAGES);
 
         try (TestDatabase db = RealServices.postgres()) {
             List<String> arguments = List.of(
                     "--spring.datasource.url=" + LedgerRun.unsyncedUrl(db),
-                    "--spring.kafka.bootstrap-servers=" + broker.bootstrapServers(),
+                    "--spring.kafka.bootstrap-servers=" + KAFKA.broker().bootstrapServers(),
                     "--spring.kafka.consumer.auto-offset-reset=earliest",
                     "--spring.kafka.consumer.max-poll-records=200",
                     // A halted process's consumers stop heartbeating; their partitions wait for the group to
@@ -120,18 +105,18 @@ class KafkaListenerCrashTest {
         String suffix = UUID.randomUUID().toString().substring(0, 8);
         String topic = "ledger-manual-" + suffix;
         String group = "ledger-manual-" + suffix;
-        broker.createTopic(topic, 2);
+        KAFKA.broker().createTopic(topic, 2);
         long sum = send(topic, 100);  // 100 messages, 5 of them twice
         try (TestDatabase db = RealServices.postgres();
              ConfigurableApplicationContext app = new SpringApplicationBuilder(LedgerApplication.class).web(WebApplicationType.NONE).run(
                      "--spring.datasource.url=" + ((HikariDataSource) db.dataSource()).getJdbcUrl(),
-                     "--spring.kafka.bootstrap-servers=" + broker.bootstrapServers(),
+                     "--spring.kafka.bootstrap-servers=" + KAFKA.broker().bootstrapServers(),
                      "--spring.kafka.consumer.auto-offset-reset=earliest",
                      "--spring.kafka.listener.ack-mode=manual_immediate",
                      "--ledger.kafka.manual-topic=" + topic,
                      "--ledger.kafka.group=" + group,
                      "--logging.level.root=ERROR");
-             Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
+             Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.broker().bootstrapServers()))) {
             Instant deadline = Instant.now().plus(Duration.ofSeconds(90));
             while (KafkaRecords.committed(admin, group) < 105) {
                 assertThat(Instant.now()).as("offsets committed: %d of 105", KafkaRecords.committed(admin, group)).isBefore(deadline);
@@ -147,7 +132,7 @@ class KafkaListenerCrashTest {
     /** Sends the messages {@code <n>:<amount>} with their ids, and again the first few hundred (a producer's retry). */
     private static long send(String topic, int messages) {
         Map<String, Object> settings = Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(),
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.broker().bootstrapServers(),
                 ProducerConfig.ACKS_CONFIG, "all",
                 ProducerConfig.LINGER_MS_CONFIG, 5);
         long sum = 0;

@@ -22,6 +22,8 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import dev.idem.spring.TestKafka;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -46,18 +48,15 @@ class KafkaListenerQuarantineTest {
     private static final String GROUP = "kafka-" + SUFFIX;
     /** In the poison record's value: it must not show in any log line or exception message. */
     private static final String SECRET = "card-4111-" + SUFFIX;
-    private static KafkaBroker broker;
+    @RegisterExtension
+    static final TestKafka KAFKA = new TestKafka();
     private static TestDatabase db;
     private static ConfigurableApplicationContext app;
     private static Admin admin;
 
     @BeforeAll
     static void start() {
-        try {
-            broker = KafkaBroker.start();
-        } catch (Exception | LinkageError e) {
-            RealServices.unavailable("kafka", "a broker from org.apache.kafka:kafka_2.13 could not be started: " + e);
-        }
+        KafkaBroker broker = KAFKA.broker();
         broker.createTopic(TOPIC, 1);
         broker.createTopic(BATCH_TOPIC, 1);
         db = RealServices.postgres();
@@ -84,9 +83,6 @@ class KafkaListenerQuarantineTest {
         }
         if (db != null) {
             db.close();
-        }
-        if (broker != null) {
-            broker.close();
         }
     }
 
@@ -169,7 +165,7 @@ class KafkaListenerQuarantineTest {
     }
 
     private static void send(String topic, String... idsAndValues) {
-        KafkaRecords.send(broker.bootstrapServers(), topic, idsAndValues);
+        KafkaRecords.send(KAFKA.broker().bootstrapServers(), topic, idsAndValues);
     }
 
     private static long committed(String group) throws Exception {

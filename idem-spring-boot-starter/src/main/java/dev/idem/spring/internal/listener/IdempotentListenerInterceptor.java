@@ -39,12 +39,14 @@ public final class IdempotentListenerInterceptor implements MethodInterceptor {
     private final Map<Method, ListenerMethod> methods;
     private final Supplier<Inbox> inbox;
     private final Supplier<TransactionTemplate> transactions;
+    private final Supplier<ListenerTracing> tracing;
 
     public IdempotentListenerInterceptor(Map<Method, ListenerMethod> methods, Supplier<Inbox> inbox,
-                                         Supplier<TransactionTemplate> transactions) {
+                                         Supplier<TransactionTemplate> transactions, Supplier<ListenerTracing> tracing) {
         this.methods = methods;
         this.inbox = inbox;
         this.transactions = transactions;
+        this.tracing = tracing;
     }
 
     @Override
@@ -65,17 +67,35 @@ public final class IdempotentListenerInterceptor implements MethodInterceptor {
             args[listener.ack()] = ack.argument();
         }
         Map<String, Integer> firsts = identify(listener, elements);
-        try {
-            Object result = run(listener, invocation, elements, firsts, ack);
-            if (result == NOTHING_NEW) {
-                settle(ack);
-                return null;
-            }
-            return result;
-        } catch (Quarantined q) {
+        Object result = traced(listener, invocation, elements, firsts, ack);
+        if (result == NOTHING_NEW) {  // every message a duplicate, or the failed one quarantined
             settle(ack);
             return null;
         }
+        return result;
+    }
+
+    /**
+     * {@link #run} in the tracing's span, with its outcome: a quarantined message is settled, like a
+     * duplicate, not an error of the span.
+     */
+    private Object traced(ListenerMethod listener, MethodInvocation invocation, List<?> elements, Map<String, Integer> firsts,
+                          DeferredAcknowledgement ack) throws Throwable {
+        ListenerBroker broker = listener.broker();
+        Supplier<List<Map<String, String>>> headers = () -> elements.stream().map(broker::headers).toList();
+        return tracing.get().around(broker.system(), broker.destination(elements.get(0)), listener.consumer(), headers, outcome -> {
+            try {
+                Object result = run(listener, invocation, elements, firsts, ack);
+                outcome.accept(result == NOTHING_NEW ? "duplicate" : "processed");
+                return result;
+            } catch (Quarantined q) {
+                outcome.accept("quarantined");
+                return NOTHING_NEW;
+            } catch (Throwable e) {
+                outcome.accept("failed");
+                throw e;
+            }
+        });
     }
 
     /** Each message id, with the index of its first occurrence in the delivery. */

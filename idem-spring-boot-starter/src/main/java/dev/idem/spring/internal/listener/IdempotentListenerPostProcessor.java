@@ -29,7 +29,8 @@ import org.springframework.util.function.SingletonSupplier;
  * naming the method), and proxies the bean with {@link IdempotentListenerInterceptor} around them.
  * It runs before the brokers' listener annotation post-processors, which then register the proxy's
  * method, so every delivery passes through the advice. The inbox and the transaction manager are
- * looked up once all singletons exist, and their absence fails startup too.
+ * looked up once all singletons exist, and their absence fails startup too; a {@link ListenerTracing}
+ * bean, if there is one, at the first delivery.
  */
 public final class IdempotentListenerPostProcessor extends AbstractBeanFactoryAwareAdvisingPostProcessor
         implements SmartInitializingSingleton {
@@ -40,7 +41,8 @@ public final class IdempotentListenerPostProcessor extends AbstractBeanFactoryAw
     private final transient SingletonSupplier<TransactionTemplate> transactions;
 
     public IdempotentListenerPostProcessor(List<ListenerBroker> brokers, ObjectProvider<Inbox> inboxes,
-                                           ObjectProvider<PlatformTransactionManager> managers) {
+                                           ObjectProvider<PlatformTransactionManager> managers,
+                                           ObjectProvider<ListenerTracing> tracing) {
         this.brokers = List.copyOf(brokers);
         this.inbox = SingletonSupplier.of(() -> inboxes.getIfAvailable(() -> {
             throw new IllegalStateException("@IdempotentListener methods need an Inbox bean (idem-inbox) or a single DataSource"
@@ -54,7 +56,8 @@ public final class IdempotentListenerPostProcessor extends AbstractBeanFactoryAw
             public boolean matches(Method method, Class<?> targetClass) {
                 return methods.containsKey(method) || methods.containsKey(AopUtils.getMostSpecificMethod(method, targetClass));
             }
-        }, new IdempotentListenerInterceptor(methods, lazyInbox, transactions));
+        }, new IdempotentListenerInterceptor(methods, lazyInbox, transactions,
+                SingletonSupplier.of(() -> tracing.getIfAvailable(() -> ListenerTracing.NONE))));
         setBeforeExistingAdvisors(true);
         setProxyTargetClass(true);
         // Before the listener annotation post-processors (lowest precedence), so they see the proxy.

@@ -2,6 +2,7 @@ package dev.idem.spring.internal.listener;
 
 import java.lang.reflect.Method;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Function;
 import org.springframework.beans.factory.ListableBeanFactory;
 
@@ -34,6 +35,18 @@ public interface ListenerBroker {
 
     /** The message's content, stored with a quarantined message (empty if it is not text or bytes). */
     byte[] payload(Object element);
+
+    /** The broker's {@code messaging.system} name in OpenTelemetry's terms ({@code kafka}, {@code rabbitmq}), for traces. */
+    String system();
+
+    /** The topic or queue a message came from, for traces; null if the element is only a payload. */
+    String destination(Object element);
+
+    /**
+     * A message's headers as text (bytes as UTF-8), for the trace context they carry (W3C
+     * {@code traceparent}); empty if the element is only a payload.
+     */
+    Map<String, String> headers(Object element);
 
     /** The index of the manual-acknowledgement parameter of {@code method}, or -1. */
     int acknowledgementParameter(Method method);

@@ -6,6 +6,7 @@ import dev.idem.spring.internal.listener.DeferredAcknowledgement;
 import dev.idem.spring.internal.listener.ListenerBroker;
 import dev.idem.spring.internal.listener.Payloads;
 import java.lang.reflect.Method;
+import java.util.AbstractMap;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -14,6 +15,7 @@ import java.util.function.Function;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.header.Header;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.kafka.annotation.KafkaListener;
@@ -83,6 +85,32 @@ public final class KafkaListenerBroker implements ListenerBroker {
             return Payloads.bytes(record.value());
         }
         return Payloads.bytes(element instanceof Message<?> message ? message.getPayload() : element);
+    }
+
+    @Override
+    public String system() {
+        return "kafka";
+    }
+
+    @Override
+    public String destination(Object element) {
+        if (element instanceof ConsumerRecord<?, ?> record) {
+            return record.topic();
+        }
+        return element instanceof Message<?> message
+                ? Payloads.text(message.getHeaders().get(org.springframework.kafka.support.KafkaHeaders.RECEIVED_TOPIC)) : null;
+    }
+
+    @Override
+    public Map<String, String> headers(Object element) {
+        if (element instanceof ConsumerRecord<?, ?> record) {
+            List<Map.Entry<String, byte[]>> headers = new ArrayList<>();
+            for (Header header : record.headers()) {
+                headers.add(new AbstractMap.SimpleImmutableEntry<>(header.key(), header.value()));
+            }
+            return Payloads.texts(headers);
+        }
+        return element instanceof Message<?> message ? Payloads.texts(message.getHeaders().entrySet()) : Map.of();
     }
 
     @Override

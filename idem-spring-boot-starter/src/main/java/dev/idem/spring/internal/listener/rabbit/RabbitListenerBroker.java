@@ -9,6 +9,7 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
 import org.springframework.amqp.AmqpRejectAndDontRequeueException;
@@ -89,6 +90,27 @@ public final class RabbitListenerBroker implements ListenerBroker {
             return message.getBody();
         }
         return Payloads.bytes(element instanceof Message<?> message ? message.getPayload() : element);
+    }
+
+    @Override
+    public String system() {
+        return "rabbitmq";
+    }
+
+    @Override
+    public String destination(Object element) {
+        if (element instanceof org.springframework.amqp.core.Message message) {
+            return message.getMessageProperties().getConsumerQueue();
+        }
+        return element instanceof Message<?> message ? Payloads.text(message.getHeaders().get(AmqpHeaders.CONSUMER_QUEUE)) : null;
+    }
+
+    @Override
+    public Map<String, String> headers(Object element) {
+        if (element instanceof org.springframework.amqp.core.Message message) {
+            return Payloads.texts(message.getMessageProperties().getHeaders().entrySet());
+        }
+        return element instanceof Message<?> message ? Payloads.texts(message.getHeaders().entrySet()) : Map.of();
     }
 
     @Override
