@@ -219,7 +219,7 @@ final class CoalescedWrites {
             return calls.inTransactionJudged(work);
         } catch (SQLException e) {
             List<Answer<R>> answers = new ArrayList<>(ids.size());
-            boolean everyone = Transactions.isOutage(e) || Transactions.isRetryable(e);
+            boolean everyone = SqlFailures.isTransient(e);
             for (RecordKey id : ids) {
                 answers.add(everyone ? Answer.failed(calls.failure(operation, id.scope(), e)) : Answer.alone());
             }

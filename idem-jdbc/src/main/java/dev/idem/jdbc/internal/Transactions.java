@@ -148,7 +148,8 @@ public final class Transactions {
 
     /**
      * Whether the failure says the database could not be reached or did not answer (SQLState class 08,
-     * a connection exception; class 57, the server shutting down or cancelling; or, without an SQLState,
+     * a connection exception; class 57, the server shutting down or cancelling; class 53, out of
+     * connections, memory or disk; or, without an SQLState,
      * a connection the pool could not hand out or the driver lost), rather than that something in the
      * work itself was refused. The SQLState decides where there is one: drivers file other states under
      * connection exception classes too (MariaDB's for a trigger's SIGNAL).
@@ -157,7 +158,7 @@ public final class Transactions {
         for (Throwable t = failure; t != null; t = t.getCause()) {
             if (t instanceof SQLException e) {
                 String state = e.getSQLState();
-                if (state != null ? state.startsWith("08") || state.startsWith("57")
+                if (state != null ? state.startsWith("08") || state.startsWith("57") || state.startsWith("53")
                         : e instanceof SQLTransientConnectionException || e instanceof SQLRecoverableException
                         || e instanceof SQLTimeoutException || e instanceof SQLNonTransientConnectionException) {
                     return true;
