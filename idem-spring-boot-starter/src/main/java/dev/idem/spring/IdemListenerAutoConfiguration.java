@@ -3,7 +3,12 @@ package dev.idem.spring;
 import dev.idem.inbox.Inbox;
 import dev.idem.spring.internal.listener.IdempotentListenerPostProcessor;
 import dev.idem.spring.internal.listener.ListenerBroker;
+import dev.idem.spring.internal.listener.ListenerMeters;
 import dev.idem.spring.internal.listener.ListenerTracing;
+import dev.idem.spring.internal.listener.MicrometerListenerMeters;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.context.annotation.Configuration;
 import dev.idem.spring.internal.listener.kafka.KafkaListenerBroker;
 import dev.idem.spring.internal.listener.rabbit.RabbitListenerBroker;
 import java.util.ArrayList;
@@ -63,7 +68,8 @@ public class IdemListenerAutoConfiguration {
     @ConditionalOnMissingBean
     public static IdempotentListenerPostProcessor idempotentListenerPostProcessor(ObjectProvider<Inbox> inbox,
                                                                                   ObjectProvider<PlatformTransactionManager> managers,
-                                                                                  ObjectProvider<ListenerTracing> tracing) {
+                                                                                  ObjectProvider<ListenerTracing> tracing,
+                                                                                  ObjectProvider<ListenerMeters> meters) {
         ClassLoader loader = IdemListenerAutoConfiguration.class.getClassLoader();
         List<ListenerBroker> brokers = new ArrayList<>();
         if (ClassUtils.isPresent("org.springframework.kafka.annotation.KafkaListener", loader)
@@ -73,6 +79,19 @@ public class IdemListenerAutoConfiguration {
         if (ClassUtils.isPresent("org.springframework.amqp.rabbit.annotation.RabbitListener", loader)) {
             brokers.add(new RabbitListenerBroker());
         }
-        return new IdempotentListenerPostProcessor(brokers, inbox, managers, tracing);
+        return new IdempotentListenerPostProcessor(brokers, inbox, managers, tracing, meters);
+    }
+
+    /** {@code idem.listener.deliveries} by consumer and outcome, when the application has a Micrometer registry. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(MeterRegistry.class)
+    static class Metrics {
+
+        @Bean
+        @ConditionalOnMissingBean(ListenerMeters.class)
+        @ConditionalOnBean(MeterRegistry.class)
+        ListenerMeters idemListenerMeters(MeterRegistry registry) {
+            return new MicrometerListenerMeters(registry);
+        }
     }
 }

@@ -10,7 +10,10 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.idem.inbox.Inbox;
 import dev.idem.inbox.InboxOutcome;
 import dev.idem.inbox.QuarantinedMessage;
+import dev.idem.spring.internal.listener.MicrometerListenerMeters;
 import dev.idem.spring.listener.app.LedgerApplication;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import dev.idem.spring.listener.app.RabbitCheckedListeners;
 import dev.idem.testing.RealServices;
 import dev.idem.testing.TestDatabase;
@@ -115,6 +118,18 @@ class RabbitListenerQuarantineTest {
         assertThat(calls("checked-102")).as("a replayed message is a duplicate for the listener").isEqualTo(3);
         assertThat(LedgerRun.totals(db.dataSource(), "checked")).isEqualTo(new LedgerRun.Totals(3, 3, 12));
         assertEverythingAcknowledged("ledger-checked", CHECKED);
+
+        // Every delivery counted once by its outcome, tagged with the listener's consumer name.
+        MeterRegistry meters = app.getBean(MeterRegistry.class);
+        assertThat(deliveries(meters, "processed")).as("q-1 and q-3").isEqualTo(2);
+        assertThat(deliveries(meters, "failed")).as("q-2's first two attempts").isEqualTo(2);
+        assertThat(deliveries(meters, "quarantined")).as("q-2's third").isEqualTo(1);
+        assertThat(deliveries(meters, "duplicate")).as("q-1 again, and q-2 after its replay").isEqualTo(2);
+    }
+
+    private static double deliveries(MeterRegistry meters, String outcome) {
+        Counter counter = meters.find(MicrometerListenerMeters.DELIVERIES).tag("consumer", "ledger-checked").tag("outcome", outcome).counter();
+        return counter == null ? 0 : counter.count();
     }
 
     /** Stops the listener's container: a delivery it had not acknowledged would go back to the queue. */

@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
@@ -40,13 +41,16 @@ public final class IdempotentListenerInterceptor implements MethodInterceptor {
     private final Supplier<Inbox> inbox;
     private final Supplier<TransactionTemplate> transactions;
     private final Supplier<ListenerTracing> tracing;
+    private final Supplier<ListenerMeters> meters;
 
     public IdempotentListenerInterceptor(Map<Method, ListenerMethod> methods, Supplier<Inbox> inbox,
-                                         Supplier<TransactionTemplate> transactions, Supplier<ListenerTracing> tracing) {
+                                         Supplier<TransactionTemplate> transactions, Supplier<ListenerTracing> tracing,
+                                         Supplier<ListenerMeters> meters) {
         this.methods = methods;
         this.inbox = inbox;
         this.transactions = transactions;
         this.tracing = tracing;
+        this.meters = meters;
     }
 
     @Override
@@ -76,14 +80,15 @@ public final class IdempotentListenerInterceptor implements MethodInterceptor {
     }
 
     /**
-     * {@link #run} in the tracing's span, with its outcome: a quarantined message is settled, like a
-     * duplicate, not an error of the span.
+     * {@link #run} in the tracing's span, with its outcome for the span and the meters: a quarantined
+     * message is settled, like a duplicate, not an error of the span.
      */
     private Object traced(ListenerMethod listener, MethodInvocation invocation, List<?> elements, Map<String, Integer> firsts,
                           DeferredAcknowledgement ack) throws Throwable {
         ListenerBroker broker = listener.broker();
         Supplier<List<Map<String, String>>> headers = () -> elements.stream().map(broker::headers).toList();
-        return tracing.get().around(broker.system(), broker.destination(elements.get(0)), listener.consumer(), headers, outcome -> {
+        return tracing.get().around(broker.system(), broker.destination(elements.get(0)), listener.consumer(), headers, traced -> {
+            Consumer<String> outcome = traced.andThen(o -> meters.get().delivered(listener.consumer(), o));
             try {
                 Object result = run(listener, invocation, elements, firsts, ack);
                 outcome.accept(result == NOTHING_NEW ? "duplicate" : "processed");

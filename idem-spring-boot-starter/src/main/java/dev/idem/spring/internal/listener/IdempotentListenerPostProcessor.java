@@ -30,7 +30,7 @@ import org.springframework.util.function.SingletonSupplier;
  * It runs before the brokers' listener annotation post-processors, which then register the proxy's
  * method, so every delivery passes through the advice. The inbox and the transaction manager are
  * looked up once all singletons exist, and their absence fails startup too; a {@link ListenerTracing}
- * bean, if there is one, at the first delivery.
+ * and a {@link ListenerMeters} bean, if there are, at the first delivery.
  */
 public final class IdempotentListenerPostProcessor extends AbstractBeanFactoryAwareAdvisingPostProcessor
         implements SmartInitializingSingleton {
@@ -42,7 +42,7 @@ public final class IdempotentListenerPostProcessor extends AbstractBeanFactoryAw
 
     public IdempotentListenerPostProcessor(List<ListenerBroker> brokers, ObjectProvider<Inbox> inboxes,
                                            ObjectProvider<PlatformTransactionManager> managers,
-                                           ObjectProvider<ListenerTracing> tracing) {
+                                           ObjectProvider<ListenerTracing> tracing, ObjectProvider<ListenerMeters> meters) {
         this.brokers = List.copyOf(brokers);
         this.inbox = SingletonSupplier.of(() -> inboxes.getIfAvailable(() -> {
             throw new IllegalStateException("@IdempotentListener methods need an Inbox bean (idem-inbox) or a single DataSource"
@@ -57,7 +57,8 @@ public final class IdempotentListenerPostProcessor extends AbstractBeanFactoryAw
                 return methods.containsKey(method) || methods.containsKey(AopUtils.getMostSpecificMethod(method, targetClass));
             }
         }, new IdempotentListenerInterceptor(methods, lazyInbox, transactions,
-                SingletonSupplier.of(() -> tracing.getIfAvailable(() -> ListenerTracing.NONE))));
+                SingletonSupplier.of(() -> tracing.getIfAvailable(() -> ListenerTracing.NONE)),
+                SingletonSupplier.of(() -> meters.getIfAvailable(() -> ListenerMeters.NONE))));
         setBeforeExistingAdvisors(true);
         setProxyTargetClass(true);
         // Before the listener annotation post-processors (lowest precedence), so they see the proxy.
