@@ -51,7 +51,7 @@ final class InboxRows {
      * detects that and aborts one); in one global order they cannot.
      */
     Set<String> claimIds(Connection c, String consumer, Collection<String> ids) throws SQLException {
-        Set<String> claimed = new HashSet<>();
+        Set<String> claimed = new HashSet<>(InboxTransaction.capacity(ids.size()));
         List<String> all = new ArrayList<>(ids);
         Collections.sort(all);
         long retentionMs = retention.toMillis();

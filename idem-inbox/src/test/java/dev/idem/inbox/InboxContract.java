@@ -476,6 +476,46 @@ abstract class InboxContract {
     }
 
     @Test
+    @DisplayName("a batch of only new, distinct messages, larger than a claim chunk and out of id order, answers each PROCESSED in input order and reports each once")
+    void allNewBatchKeepsInputOrder() throws Exception {
+        // The claim sorts the ids and a batch of only new ids skips the per-id split: the answers must
+        // still follow the input, not the claim's order.
+        List<InboxMessage> messages = new ArrayList<>();
+        for (int i = 0; i < Inbox.CLAIM_CHUNK + 100; i++) {
+            messages.add(InboxMessage.of("new-" + (i * 7919 % (Inbox.CLAIM_CHUNK + 100))));
+        }
+        List<String> processed = new CopyOnWriteArrayList<>();
+        Inbox observed = newInbox(b -> b.listener(new InboxListener() {
+            @Override
+            public void processed(String consumer, String messageId) {
+                processed.add(messageId);
+            }
+        }));
+        List<List<String>> calls = new CopyOnWriteArrayList<>();
+        InboxBatchHandler handler = (c, batch) -> {
+            calls.add(batch.stream().map(InboxMessage::id).toList());
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO ledger (consumer, message_id, amount) VALUES (?, ?, ?)")) {
+                for (InboxMessage m : batch) {
+                    ps.setString(1, CONSUMER);
+                    ps.setString(2, m.id());
+                    ps.setInt(3, 10);
+                    ps.addBatch();
+                }
+                ps.executeBatch();
+            }
+        };
+
+        List<InboxOutcome> outcomes = observed.processBatchAtOnce(CONSUMER, messages, handler);
+
+        List<String> input = messages.stream().map(InboxMessage::id).toList();
+        assertThat(outcomes).extracting(InboxOutcome::messageId).containsExactlyElementsOf(input);
+        assertThat(outcomes).extracting(InboxOutcome::status).containsOnly(Status.PROCESSED);
+        assertThat(calls).containsExactly(input);
+        assertThat(processed).containsExactlyInAnyOrderElementsOf(input);
+        assertThat(ledgerRows()).isEqualTo(input.size());
+    }
+
+    @Test
     @DisplayName("processBatchAtOnce of 100 messages runs one claim statement, not one per message; duplicates add one")
     void batchRunsABoundedNumberOfStatements() throws Exception {
         StatementCounter counter = new StatementCounter(db.dataSource());
