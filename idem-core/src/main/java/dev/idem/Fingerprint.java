@@ -1,6 +1,5 @@
 package dev.idem;
 
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -63,16 +62,55 @@ public final class Fingerprint {
 
     /** Collects named parts in order. Not thread-safe; single use. */
     public static final class Builder {
+        /**
+         * A digest that has taken the version part, copied for each builder: a provider lookup per
+         * request ({@code MessageDigest.getInstance}) cost more than hashing a small request. Never
+         * updated itself, so concurrent copies see the same state. Null if the provider's digest
+         * cannot be cloned: then each builder looks one up as before.
+         */
+        private static final MessageDigest VERSIONED = versionedPrototype();
+
         private final MessageDigest digest;
         private boolean built;
 
         private Builder() {
+            MessageDigest copy = copyOfPrototype();
+            if (copy != null) {
+                digest = copy;
+            } else {
+                digest = newDigest();
+                update(digest, VERSION.getBytes(StandardCharsets.US_ASCII));
+            }
+        }
+
+        private static MessageDigest versionedPrototype() {
+            MessageDigest prototype = newDigest();
+            update(prototype, VERSION.getBytes(StandardCharsets.US_ASCII));
             try {
-                digest = MessageDigest.getInstance("SHA-256");
+                prototype.clone();
+                return prototype;
+            } catch (CloneNotSupportedException e) {
+                return null;
+            }
+        }
+
+        private static MessageDigest copyOfPrototype() {
+            if (VERSIONED == null) {
+                return null;
+            }
+            try {
+                return (MessageDigest) VERSIONED.clone();
+            } catch (CloneNotSupportedException e) {
+                return null;
+            }
+        }
+
+        private static MessageDigest newDigest() {
+            try {
+                return MessageDigest.getInstance("SHA-256");
             } catch (NoSuchAlgorithmException e) {
                 throw new IllegalStateException("SHA-256 is required of every JDK", e);
             }
-            update(VERSION.getBytes(StandardCharsets.US_ASCII));
         }
 
         public Builder part(String name, String value) {
@@ -86,13 +124,15 @@ public final class Fingerprint {
             if (built) {
                 throw new IllegalStateException("fingerprint already built");
             }
-            update(name.getBytes(StandardCharsets.UTF_8));
-            update(value);
+            update(digest, name.getBytes(StandardCharsets.UTF_8));
+            update(digest, value);
             return this;
         }
 
-        private void update(byte[] bytes) {
-            digest.update(ByteBuffer.allocate(Integer.BYTES).putInt(bytes.length).array());
+        /** The part's length as 4 big-endian bytes, then the part. */
+        private static void update(MessageDigest digest, byte[] bytes) {
+            int n = bytes.length;
+            digest.update(new byte[] {(byte) (n >>> 24), (byte) (n >>> 16), (byte) (n >>> 8), (byte) n});
             digest.update(bytes);
         }
 

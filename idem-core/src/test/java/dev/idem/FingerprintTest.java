@@ -180,4 +180,38 @@ class FingerprintTest {
                 .hasMessageContaining("body");
         assertThatThrownBy(() -> Fingerprint.builder().part(null, "x")).isInstanceOf(NullPointerException.class);
     }
+
+    @Test
+    @DisplayName("builders made at once on many threads each hash their own parts, long parts' length prefixes included")
+    void concurrentBuildersWithLongParts() throws Exception {
+        // Every builder starts from a copy of one digest that already took the version part: the
+        // copies must not share state, and the length prefix must be big-endian past one byte.
+        List<Integer> lengths = List.of(0, 1, 255, 256, 65_536, 70_001);
+        List<java.util.concurrent.Callable<Boolean>> tasks = new java.util.ArrayList<>();
+        for (int t = 0; t < 64; t++) {
+            int length = lengths.get(t % lengths.size());
+            byte[] body = new byte[length];
+            java.util.Arrays.fill(body, (byte) ('a' + t % 26));
+            tasks.add(() -> Fingerprint.builder().part("method", "POST").part("body", body).build().value().equals(reference(body)));
+        }
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(8);
+        try {
+            for (java.util.concurrent.Future<Boolean> result : pool.invokeAll(tasks)) {
+                assertThat(result.get()).isTrue();
+            }
+        } finally {
+            pool.shutdown();
+        }
+    }
+
+    /** v1 computed the long way: a fresh digest, ByteBuffer length prefixes. */
+    private static String reference(byte[] body) throws Exception {
+        MessageDigest sha = MessageDigest.getInstance("SHA-256");
+        for (byte[] piece : List.of("v1".getBytes(StandardCharsets.UTF_8), "method".getBytes(StandardCharsets.UTF_8),
+                "POST".getBytes(StandardCharsets.UTF_8), "body".getBytes(StandardCharsets.UTF_8), body)) {
+            sha.update(ByteBuffer.allocate(4).putInt(piece.length).array());
+            sha.update(piece);
+        }
+        return "v1:" + HexFormat.of().formatHex(sha.digest());
+    }
 }

@@ -190,16 +190,21 @@ final class InboxBench {
 
     /**
      * The same rows as the inbox writes for {@code n} messages, in one transaction: the claim rows
-     * (ON CONFLICT DO NOTHING) and one event row per message.
+     * (ON CONFLICT DO NOTHING) and one event row per message. The ids are spread over the key space
+     * like the Java side's random ids (a 64-bit hash of the batch's random base and the row's number,
+     * as text): ids {@code base-1 … base-n} would sit side by side in both primary keys, and inserting
+     * 500 adjacent keys cost PostgreSQL about a third less CPU than 500 scattered ones, which the
+     * comparison then credited to pgbench rather than to the rows.
      */
     static String pgbenchScript(int n) {
         String now = "(extract(epoch from now()) * 1000)::bigint";
-        return "\\set base random(1, 9223372036854775806)\n"
+        String id = "(hashint8extended(:base + g, 0) & 9223372036854775807)::text";
+        return "\\set base random(1, 4611686018427387903)\n"
                 + "BEGIN;\n"
-                + "INSERT INTO idem_inbox (consumer, message_id, state, seen_at, expires_at) SELECT '" + CONSUMER + "', :base::text || '-' || g, 1, "
+                + "INSERT INTO idem_inbox (consumer, message_id, state, seen_at, expires_at) SELECT '" + CONSUMER + "', " + id + ", 1, "
                 + now + ", " + now + " + " + RETENTION.toMillis() + " FROM generate_series(1, " + n + ") g"
                 + " ON CONFLICT (consumer, message_id) DO NOTHING;\n"
-                + "INSERT INTO bench_event (consumer, message_id, amount) SELECT '" + CONSUMER + "', :base::text || '-' || g, 100 FROM generate_series(1, "
+                + "INSERT INTO bench_event (consumer, message_id, amount) SELECT '" + CONSUMER + "', " + id + ", 100 FROM generate_series(1, "
                 + n + ") g;\n"
                 + "COMMIT;\n";
     }

@@ -157,6 +157,39 @@ class HarnessSmokeTest {
     }
 
     @Test
+    void inboxPgbenchScriptWritesTheSameScatteredIdsToBothTables() throws Exception {
+        // The inbox lines are compared with this script: its rows must be the inbox's, ids spread over
+        // the key space like the Java side's random ids, not side by side (base-1 … base-n), which
+        // PostgreSQL inserts for a third less CPU.
+        String script = InboxBench.pgbenchScript(500);
+        assertThat(script).startsWith("\\set base random(").contains("BEGIN;").contains("COMMIT;");
+        try (Postgres pg = new Postgres(RealServices.postgresUrl())) {
+            pg.execute("CREATE TABLE bench_event (consumer text NOT NULL, message_id text NOT NULL, amount integer NOT NULL,"
+                    + " PRIMARY KEY (consumer, message_id))");
+            try (HikariDataSource ds = pg.pool(1)) {
+                dev.idem.inbox.Inbox.builder(ds).build().migrate();
+                try (java.sql.Connection c = ds.getConnection(); java.sql.Statement st = c.createStatement()) {
+                    for (String line : script.split("\n")) {
+                        if (!line.startsWith("\\")) {
+                            st.execute(line.replace(":base", "4611686018427387903"));
+                        }
+                    }
+                    java.sql.ResultSet rs = st.executeQuery("SELECT count(*), count(DISTINCT left(message_id, 2)),"
+                            + " bool_and(message_id ~ '^[0-9]+$'),"
+                            + " (SELECT count(*) FROM bench_event e WHERE e.message_id = i.message_id AND e.consumer = i.consumer)"
+                            + " FROM idem_inbox i GROUP BY 4");
+                    assertThat(rs.next()).isTrue();
+                    assertThat(rs.getInt(1)).as("claim rows, each with its one event row").isEqualTo(500);
+                    assertThat(rs.getInt(4)).isEqualTo(1);
+                    assertThat(rs.getInt(2)).as("distinct two-digit prefixes of 500 ids: scattered, not adjacent").isGreaterThan(50);
+                    assertThat(rs.getBoolean(3)).as("decimal text, as the Java side's ids").isTrue();
+                    assertThat(rs.next()).as("every claim row has exactly one event row").isFalse();
+                }
+            }
+        }
+    }
+
+    @Test
     void histogramPercentilesAreWithinTwoPercent() {
         long[] nanos = new long[10_000];
         for (int i = 0; i < nanos.length; i++) {

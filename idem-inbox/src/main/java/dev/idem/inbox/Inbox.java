@@ -209,17 +209,19 @@ public final class Inbox implements Purgeable {
         if (messages.isEmpty()) {
             return List.of();
         }
-        Map<String, InboxMessage> firsts = new LinkedHashMap<>();
+        Map<String, InboxMessage> firsts = new LinkedHashMap<>(InboxTransaction.capacity(messages.size()));
         for (InboxMessage m : messages) {
             Objects.requireNonNull(m, "messages contains null");
             firsts.putIfAbsent(m.id(), m);
         }
+        // Without repeats inside the batch (the usual case) every message is its id's first.
+        boolean repeats = firsts.size() != messages.size();
         return inTransaction("process batch", consumer, c -> {
             Map<String, InboxOutcome> outcomes = transaction.batch(c, consumer, firsts, handler, single, steps);
             List<InboxOutcome> ordered = new ArrayList<>(messages.size());
-            Set<String> seen = new HashSet<>();
+            Set<String> seen = repeats ? new HashSet<>(InboxTransaction.capacity(firsts.size())) : null;
             for (InboxMessage m : messages) {
-                if (seen.add(m.id()) || outcomes.get(m.id()) == null) {
+                if (!repeats || seen.add(m.id()) || outcomes.get(m.id()) == null) {
                     ordered.add(outcomes.get(m.id()));
                 } else {
                     ordered.add(InboxOutcome.duplicate(m.id()));

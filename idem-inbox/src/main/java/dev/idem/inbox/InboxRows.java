@@ -4,7 +4,6 @@ import dev.idem.jdbc.internal.Guard;
 import dev.idem.jdbc.internal.Jdbc;
 import dev.idem.jdbc.internal.MessageHeaders;
 import dev.idem.jdbc.internal.SqlStatements;
-import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -26,6 +25,7 @@ import java.util.Set;
  */
 final class InboxRows {
     private static final String ROWS = "{rows}";
+    private static final char ID_SEPARATOR = '\n';
     private final SqlStatements sql;
     private final Duration retention;
     private final int maxAttempts;
@@ -51,7 +51,7 @@ final class InboxRows {
      * detects that and aborts one); in one global order they cannot.
      */
     Set<String> claimIds(Connection c, String consumer, Collection<String> ids) throws SQLException {
-        Set<String> claimed = new HashSet<>();
+        Set<String> claimed = new HashSet<>(InboxTransaction.capacity(ids.size()));
         List<String> all = new ArrayList<>(ids);
         Collections.sort(all);
         long retentionMs = retention.toMillis();
@@ -80,16 +80,30 @@ final class InboxRows {
     }
 
     /** The ids as one text array: the same statement text for every chunk size. */
+    /** The ids as one text, joined by line feeds, which the dialect's claim splits (see postgresql/inbox.sql). */
     private void claimArray(Connection c, String consumer, List<String> ids, long retentionMs, Set<String> claimed) throws SQLException {
-        Array array = c.createArrayOf("text", ids.toArray());
         try (PreparedStatement ps = c.prepareStatement(sql.get("inbox_claim"))) {
             ps.setString(1, consumer);
             ps.setLong(2, retentionMs);
-            ps.setArray(3, array);
+            ps.setString(3, joinedIds(ids));
             readIds(ps, claimed);
-        } finally {
-            array.free();
         }
+    }
+
+    static String joinedIds(List<String> ids) {
+        int length = ids.size();
+        for (String id : ids) {
+            length += id.length();
+        }
+        StringBuilder joined = new StringBuilder(length);
+        for (String id : ids) {
+            // Every entry point checks ids (InboxNames.checkMessageId); a line feed here would split one id in two.
+            if (id.indexOf(ID_SEPARATOR) >= 0) {
+                throw new IllegalArgumentException("message id has a control character");
+            }
+            joined.append(joined.length() == 0 ? "" : "\n").append(id);
+        }
+        return joined.toString();
     }
 
     private static void readIds(PreparedStatement ps, Set<String> claimed) throws SQLException {

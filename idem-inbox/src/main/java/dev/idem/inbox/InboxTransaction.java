@@ -59,10 +59,12 @@ final class InboxTransaction {
     Map<String, InboxOutcome> batch(Connection c, String consumer, Map<String, InboxMessage> firsts, InboxBatchHandler handler,
                                        InboxHandler single, Inbox.BatchSteps steps) throws SQLException {
         Set<String> claimed = claimFirst(c, consumer, firsts.keySet());
+        // Every id new (the usual batch): no per-id lookups to split the batch. Ids are unique here.
+        boolean allNew = claimed.size() == firsts.size();
         boolean failed = false;
         List<InboxMessage> fresh = new ArrayList<>(claimed.size());
         for (InboxMessage m : firsts.values()) {
-            if (claimed.contains(m.id())) {
+            if (allNew || claimed.contains(m.id())) {
                 fresh.add(m);
             }
         }
@@ -75,7 +77,7 @@ final class InboxTransaction {
             Transactions.rollbackQuietly(c, e);
             failed = true;
         }
-        Map<String, InboxOutcome> outcomes = new HashMap<>();
+        Map<String, InboxOutcome> outcomes = new HashMap<>(capacity(firsts.size()));
         if (failed) {
             // One transaction per message, so the failing one is counted and the others commit.
             for (InboxMessage m : firsts.values()) {
@@ -89,7 +91,7 @@ final class InboxTransaction {
         }
         requireTransaction(c, consumer);
         List<String> rest = new ArrayList<>();
-        for (String id : firsts.keySet()) {
+        for (String id : allNew ? List.<String>of() : firsts.keySet()) {
             if (!claimed.contains(id)) {
                 rest.add(id);
             }
@@ -98,7 +100,7 @@ final class InboxTransaction {
         steps.beforeCommit(c, List.copyOf(firsts.keySet()));
         c.commit();
         for (String id : firsts.keySet()) {
-            if (claimed.contains(id)) {
+            if (allNew || claimed.contains(id)) {
                 outcomes.put(id, InboxOutcome.processed(id));
                 Guard.run("processed", () -> listener.processed(consumer, id));
             } else {
@@ -116,6 +118,11 @@ final class InboxTransaction {
      * whole by {@link Transactions}. (In the caller's transaction, {@link Inbox#claimBatch} cannot do that
      * and says so to the caller.)
      */
+    /** A hash map or set's initial capacity for {@code entries} without a resize (the default load factor, 0.75). */
+    static int capacity(int entries) {
+        return (int) Math.min(Integer.MAX_VALUE, entries * 4L / 3 + 1);
+    }
+
     private Set<String> claimFirst(Connection c, String consumer, Collection<String> ids) throws SQLException {
         return rows.claimIds(c, consumer, ids);
     }

@@ -459,6 +459,66 @@ abstract class InboxContract {
     }
 
     @Test
+    @DisplayName("ids with the characters of array and CSV syntax, spaces and non-ASCII letters are claimed exactly as given, each once")
+    void idsWithSyntaxCharactersAreClaimedAsGiven() throws Exception {
+        // The claim sends a batch's ids to the database as one value: none of these may split, merge
+        // or change an id on the way.
+        List<String> ids = List.of("{a,b}", "\"quoted\"", "back\\slash", "com,ma", " lead and trail ", "NULL", "null", "",
+                "\u00e9t\u00e9 \u65e5\u672c", "{}", "a\tb".replace('\t', ' '), "'single'", "semi;colon", "x".repeat(255));
+        List<InboxMessage> messages = ids.stream().filter(id -> !id.isEmpty()).map(InboxMessage::of).toList();
+        Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
+
+        List<InboxOutcome> first = inbox.processBatch(CONSUMER, messages, booking(runs));
+        List<InboxOutcome> again = inbox.processBatch(CONSUMER, messages, booking(runs));
+
+        assertThat(first).extracting(InboxOutcome::messageId).containsExactlyElementsOf(messages.stream().map(InboxMessage::id).toList());
+        assertThat(statuses(first)).containsOnly(Status.PROCESSED);
+        assertThat(statuses(again)).containsOnly(Status.DUPLICATE);
+        assertThat(runs.keySet()).containsExactlyInAnyOrderElementsOf(messages.stream().map(InboxMessage::id).toList());
+        assertThat(ledgerRows()).isEqualTo(messages.size());
+    }
+
+    @Test
+    @DisplayName("a batch of only new, distinct messages, larger than a claim chunk and out of id order, answers each PROCESSED in input order and reports each once")
+    void allNewBatchKeepsInputOrder() throws Exception {
+        // The claim sorts the ids and a batch of only new ids skips the per-id split: the answers must
+        // still follow the input, not the claim's order.
+        List<InboxMessage> messages = new ArrayList<>();
+        for (int i = 0; i < Inbox.CLAIM_CHUNK + 100; i++) {
+            messages.add(InboxMessage.of("new-" + (i * 7919 % (Inbox.CLAIM_CHUNK + 100))));
+        }
+        List<String> processed = new CopyOnWriteArrayList<>();
+        Inbox observed = newInbox(b -> b.listener(new InboxListener() {
+            @Override
+            public void processed(String consumer, String messageId) {
+                processed.add(messageId);
+            }
+        }));
+        List<List<String>> calls = new CopyOnWriteArrayList<>();
+        InboxBatchHandler handler = (c, batch) -> {
+            calls.add(batch.stream().map(InboxMessage::id).toList());
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO ledger (consumer, message_id, amount) VALUES (?, ?, ?)")) {
+                for (InboxMessage m : batch) {
+                    ps.setString(1, CONSUMER);
+                    ps.setString(2, m.id());
+                    ps.setInt(3, 10);
+                    ps.addBatch();
+                }
+                ps.executeBatch();
+            }
+        };
+
+        List<InboxOutcome> outcomes = observed.processBatchAtOnce(CONSUMER, messages, handler);
+
+        List<String> input = messages.stream().map(InboxMessage::id).toList();
+        assertThat(outcomes).extracting(InboxOutcome::messageId).containsExactlyElementsOf(input);
+        assertThat(outcomes).extracting(InboxOutcome::status).containsOnly(Status.PROCESSED);
+        assertThat(calls).containsExactly(input);
+        assertThat(processed).containsExactlyInAnyOrderElementsOf(input);
+        assertThat(ledgerRows()).isEqualTo(input.size());
+    }
+
+    @Test
     @DisplayName("processBatchAtOnce of 100 messages runs one claim statement, not one per message; duplicates add one")
     void batchRunsABoundedNumberOfStatements() throws Exception {
         StatementCounter counter = new StatementCounter(db.dataSource());

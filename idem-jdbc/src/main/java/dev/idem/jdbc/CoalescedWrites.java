@@ -92,7 +92,8 @@ final class CoalescedWrites {
         List<ClaimRequest> ordered = new ArrayList<>(requests);
         ordered.sort(Comparator.comparing(ClaimRequest::id, KEY_ORDER));
         List<RecordKey> ids = requests.stream().map(ClaimRequest::id).toList();
-        return judged("claim", ids, c -> {
+        // One statement: it commits by itself (under auto-commit) before any caller hears it acquired.
+        return judged("claim", ids, true, c -> {
             Map<RecordKey, Claimed> settled = claimMany(c, ordered);
             List<Answer<Claimed>> answers = new ArrayList<>(requests.size());
             for (ClaimRequest request : requests) {
@@ -168,7 +169,7 @@ final class CoalescedWrites {
         }
         order.sort(Comparator.comparing(i -> entries.get(i).id(), KEY_ORDER));
         List<RecordKey> ids = entries.stream().map(Completion::id).toList();
-        return judged("complete", ids, c -> {
+        return judged("complete", ids, false, c -> {
             int[] counts = completeMany(c, entries, order);
             List<Answer<Void>> answers = new ArrayList<>(Collections.nCopies(entries.size(), null));
             for (int n = 0; n < order.size(); n++) {
@@ -214,9 +215,9 @@ final class CoalescedWrites {
      * own scope; any other failure rolled the whole batch back and may be one caller's bad row, so
      * every caller runs its entry alone.
      */
-    private <R> List<Answer<R>> judged(String operation, List<RecordKey> ids, SqlWork<List<Answer<R>>> work) {
+    private <R> List<Answer<R>> judged(String operation, List<RecordKey> ids, boolean oneStatement, SqlWork<List<Answer<R>>> work) {
         try {
-            return calls.inTransactionJudged(work);
+            return oneStatement ? calls.oneStatementJudged(work) : calls.inTransactionJudged(work);
         } catch (SQLException e) {
             List<Answer<R>> answers = new ArrayList<>(ids.size());
             boolean everyone = SqlFailures.isTransient(e);

@@ -151,6 +151,25 @@ class CoalescedCommitsTest {
 
     @ParameterizedTest
     @EnumSource(Backends.class)
+    void aCoalescedClaimBatchIsOneStatementThatCommitsByItself(Backends backend) throws Exception {
+        // The batch's claim is one statement: under auto-commit it commits before it answers, so no
+        // transaction is opened around it (on MariaDB's driver each auto-commit switch is a round trip
+        // on the batch's path, which every queued caller waits for).
+        open(backend);
+        List<Object> claims = burst(() -> store.claim(request("lead")), i -> () -> store.claim(request("k-" + i)));
+        long claimCommits = counting.commits();
+
+        assertThat(claims).allSatisfy(c -> assertThat(c).isInstanceOf(ClaimOutcome.Acquired.class));
+        assertThat(counting.autoCommitSwitches()).as("auto-commit switches for the lead and one batch of claims").isZero();
+        assertThat((double) claimCommits / CALLERS).as("commits per claim (%d commits)", claimCommits).isLessThanOrEqualTo(0.75);
+        for (int i = 0; i < CALLERS; i++) {
+            // Committed: a claim from a new pool connection sees each record held by its caller.
+            assertThat(store.claim(request("k-" + i))).as("caller %d's claim is durable", i).isInstanceOf(ClaimOutcome.InProgress.class);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backends.class)
     void aDuplicateInsideABurstIsDecidedAsIfRunAfterTheOther(Backends backend) throws Exception {
         open(backend);
         store.complete(id("done"), ((ClaimOutcome.Acquired) store.claim(request("done"))).token(), response(99), RETENTION);

@@ -10,7 +10,7 @@
 -- (processed, quarantined or dropped) is skipped without an error; a concurrent uncommitted claim
 -- of the same id makes this statement wait for that transaction, then skip or insert.
 -- A dialect whose driver binds arrays may write it without {rows}, one statement for any number of
--- ids: then its params are consumer, retention_ms and the ids as one text array (see postgresql/).
+-- ids: then its params are consumer, retention_ms and all the ids as one value (see postgresql/).
 INSERT INTO idem_inbox (consumer, message_id, state, seen_at, expires_at)
 VALUES {rows}
 ON CONFLICT (consumer, message_id) DO NOTHING

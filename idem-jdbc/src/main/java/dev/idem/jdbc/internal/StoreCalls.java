@@ -54,6 +54,15 @@ public final class StoreCalls {
         return transactions.inTransaction(work);
     }
 
+    /**
+     * {@link #inTransactionJudged} for work that is one statement: run as the pool hands the
+     * connection out, so under auto-commit the statement commits by itself before it answers, without
+     * switching auto-commit off and on around it (a round trip each on MariaDB's driver).
+     */
+    public <T> T oneStatementJudged(SqlWork<T> work) throws SQLException {
+        return transactions.onConnection(work);
+    }
+
     /** Runs the component's migrations on a connection of their own (they take their own lock). */
     public void migrate(Migrator migrator) {
         onConnection("migrate", c -> {

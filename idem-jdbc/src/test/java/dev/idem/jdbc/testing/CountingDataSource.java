@@ -26,6 +26,7 @@ public final class CountingDataSource extends DelegatingDataSource {
             "executeLargeBatch");
 
     private final AtomicLong commits = new AtomicLong();
+    private final AtomicLong autoCommitSwitches = new AtomicLong();
     private final AtomicReference<Hold> hold = new AtomicReference<>();
     private final AtomicBoolean heldUntilReady = new AtomicBoolean();
 
@@ -41,8 +42,14 @@ public final class CountingDataSource extends DelegatingDataSource {
         return commits.get();
     }
 
+    /** Calls of {@code setAutoCommit} that changed the connection's mode since the last {@link #reset} (a round trip each on some drivers). */
+    public long autoCommitSwitches() {
+        return autoCommitSwitches.get();
+    }
+
     public void reset() {
         commits.set(0);
+        autoCommitSwitches.set(0);
     }
 
     /**
@@ -101,6 +108,9 @@ public final class CountingDataSource extends DelegatingDataSource {
         @Override
         public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
             boolean autoCommit = target instanceof Statement && connection.getAutoCommit();
+            if (target == connection && method.getName().equals("setAutoCommit") && connection.getAutoCommit() != (Boolean) args[0]) {
+                autoCommitSwitches.incrementAndGet();
+            }
             Object result;
             try {
                 result = method.invoke(target, args);
