@@ -3,14 +3,12 @@ package dev.idem.servlet;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idem.Execution;
+import dev.idem.testing.RawHttp;
 import dev.idem.Idem;
 import dev.idem.InFlightPolicy;
 import dev.idem.StoredResponse;
 import dev.idem.spi.IdempotencyRecord;
 import dev.idem.spi.RecordState;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.Socket;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -187,21 +185,8 @@ class HttpSemanticsTest extends FilterTestSupport {
 
     /** The whole response to a POST whose key header carries {@code key}'s bytes as they are. */
     private static String rawPost(TestServer server, byte[] key) throws Exception {
-        byte[] body = "{}".getBytes(StandardCharsets.US_ASCII);
-        String head = "POST " + TestServer.CONTEXT_PATH + PAYMENTS + " HTTP/1.1\r\n"
-                + "Host: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: " + body.length + "\r\n"
-                + "Connection: close\r\nIdempotency-Key: ";
-        try (Socket socket = new Socket(server.base().getHost(), server.base().getPort())) {
-            socket.setSoTimeout(30_000);
-            OutputStream out = socket.getOutputStream();
-            out.write(head.getBytes(StandardCharsets.ISO_8859_1));
-            out.write(key);
-            out.write("\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
-            out.write(body);
-            out.flush();
-            InputStream in = socket.getInputStream();
-            return new String(in.readAllBytes(), StandardCharsets.ISO_8859_1);
-        }
+        return RawHttp.post(server.base(), TestServer.CONTEXT_PATH + PAYMENTS, "Idempotency-Key", key,
+                "{}".getBytes(StandardCharsets.US_ASCII));
     }
 
     @Test

@@ -2,10 +2,8 @@ package dev.idem.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.idem.testing.RawHttp;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.Socket;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -87,19 +85,6 @@ abstract class AppTest {
      * java.net.http refuses control characters and turns non-ASCII into {@code ?}.
      */
     String rawPost(String path, byte[] key, String json) throws IOException {
-        byte[] body = json.getBytes(StandardCharsets.UTF_8);
-        String head = "POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                + "Content-Length: " + body.length + "\r\nConnection: close\r\n" + KEY_HEADER + ": ";
-        try (Socket socket = new Socket(app.base.getHost(), app.base.getPort())) {
-            socket.setSoTimeout(30_000);
-            OutputStream out = socket.getOutputStream();
-            out.write(head.getBytes(StandardCharsets.ISO_8859_1));
-            out.write(key);
-            out.write("\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
-            out.write(body);
-            out.flush();
-            InputStream in = socket.getInputStream();
-            return new String(in.readAllBytes(), StandardCharsets.ISO_8859_1);
-        }
+        return RawHttp.post(app.base, path, KEY_HEADER, key, json.getBytes(StandardCharsets.UTF_8));
     }
 }
