@@ -57,8 +57,10 @@ public class IdemAutoConfiguration {
     @ConditionalOnSingleCandidate(DataSource.class)
     public JdbcIdempotencyStore idempotencyStore(DataSource dataSource, IdemProperties properties) {
         JdbcIdempotencyStore.Builder builder = JdbcIdempotencyStore.builder(dataSource).tableName(properties.getTableName());
-        if (!properties.isCoalesceCommits()) {
-            builder.coalesceCommits(false);
+        switch (properties.getCoalesceCommits()) {
+            case ON -> builder.coalesceCommits(true);
+            case OFF -> builder.coalesceCommits(false);
+            case AUTO -> { }  // the dialect's choice
         }
         JdbcIdempotencyStore store = builder.build();
         if (properties.getSchema().isInitialize()) {

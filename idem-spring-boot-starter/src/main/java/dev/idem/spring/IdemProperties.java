@@ -86,10 +86,11 @@ public class IdemProperties implements InitializingBean {
 
     /**
      * Whether the JDBC store lets concurrent claims, and separately concurrent completions, share one
-     * statement and one commit where the database gains from it (SQLite; not PostgreSQL or MariaDB, where it measured slower). No
-     * timer: a call alone goes straight through. False: each call commits on its own.
+     * statement and one commit (no timer: a call alone goes straight through). auto: where the database
+     * gains from it (SQLite; not PostgreSQL or MariaDB, where it measured slower); on; off: each call
+     * commits on its own. true and false mean on and off.
      */
-    private boolean coalesceCommits = true;
+    private CoalesceCommits coalesceCommits = CoalesceCommits.AUTO;
 
     private final Redis redis = new Redis();
 
@@ -545,12 +546,22 @@ public class IdemProperties implements InitializingBean {
         this.tableName = tableName;
     }
 
-    public boolean isCoalesceCommits() {
+    public CoalesceCommits getCoalesceCommits() {
         return coalesceCommits;
     }
 
-    public void setCoalesceCommits(boolean coalesceCommits) {
+    public void setCoalesceCommits(CoalesceCommits coalesceCommits) {
         this.coalesceCommits = coalesceCommits;
+    }
+
+    /** {@code idem.coalesce-commits}. */
+    public enum CoalesceCommits {
+        /** The dialect's choice: on for SQLite, off for PostgreSQL and MariaDB. */
+        AUTO,
+        /** Concurrent claims, and concurrent completions, share a statement and a commit. */
+        ON,
+        /** Each call commits on its own. */
+        OFF
     }
 
     public Redis getRedis() {

@@ -25,6 +25,7 @@ import dev.idem.spring.internal.NoIdempotencyStoreException;
 import dev.idem.spring.internal.NoIdempotencyStoreFailureAnalyzer;
 import dev.idem.spring.internal.SweeperLifecycle;
 import dev.idem.testing.NonDurableMemoryStore;
+import dev.idem.testing.RealServices;
 import dev.idem.testing.TestDatabase;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -269,6 +270,21 @@ class AutoConfigurationTest {
             assertThat(idem.retention()).isEqualTo(Duration.ofHours(24));
             assertThat(idem.maxResponseBytes()).as("the engine stores what the filter stores").isEqualTo(1024 * 1024);
         });
+    }
+
+    @ParameterizedTest(name = "idem.coalesce-commits={0} on PostgreSQL: {1}")
+    @CsvSource({"auto, false", "on, true", "true, true", "off, false", "false, false"})
+    void coalescedCommitsAreTheDialectsChoiceUnlessTurnedOnOrOff(String value, boolean coalesced) throws Exception {
+        try (TestDatabase postgres = RealServices.postgres()) {
+            web().withBean(DataSource.class, () -> unclosable(postgres)).withPropertyValues("idem.coalesce-commits=" + value)
+                    .run(context -> assertThat(context.getBean(JdbcIdempotencyStore.class).coalescesCommits()).isEqualTo(coalesced));
+        }
+    }
+
+    @Test
+    void anUnknownCoalesceCommitsValueFailsStartupNamingTheProperty() {
+        web().withBean(DataSource.class, () -> unclosable(db)).withPropertyValues("idem.coalesce-commits=sometimes")
+                .run(context -> assertThat(context).hasFailed().getFailure().hasStackTraceContaining("idem.coalesce-commits"));
     }
 
     @Test
