@@ -18,15 +18,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The crash test on RabbitMQ: messages with AMQP message ids (some published twice, as a retrying
+ * The crash test on RabbitMQ: 10,000 messages with AMQP message ids (some published twice, as a retrying
  * publisher would) to a {@code @RabbitListener} with two consumers, in two application processes.
  * The listener halts its process right after the database commit of chosen messages, before the
  * container's {@code basic.ack}; the broker redelivers every unacknowledged message to the other
  * process or the restarted one. The ledger must end exact.
  */
 class RabbitListenerCrashTest {
-    private static final int MESSAGES = 2_000;
-    private static final int PUBLISHER_DUPLICATES = 100;
+    private static final int MESSAGES = 10_000;
+    private static final int PUBLISHER_DUPLICATES = 500;
 
     @TempDir
     Path dir;
@@ -45,7 +45,7 @@ class RabbitListenerCrashTest {
                     "--spring.datasource.url=" + LedgerRun.unsyncedUrl(db),
                     "--spring.rabbitmq.addresses=" + uri,
                     "--ledger.rabbit.queue=" + queue,
-                    "--ledger.halt-at=300,1200",
+                    "--ledger.halt-at=300,6400",
                     "--ledger.markers=" + LedgerRun.markers(dir));
             try {
                 int halts = LedgerRun.untilComplete(dir, arguments, 2, db.dataSource(), Map.of("rabbit", MESSAGES), Duration.ofSeconds(240));
