@@ -198,7 +198,7 @@ final class InboxBench {
      */
     static String pgbenchScript(int n) {
         String now = "(extract(epoch from now()) * 1000)::bigint";
-        String id = "(hashint8extended(:base + g, 0) & 9223372036854775807)::text";
+        String id = "(hashint8extended(CAST(:base AS bigint) + g, 0) & 9223372036854775807)::text";
         return "\\set base random(1, 4611686018427387903)\n"
                 + "BEGIN;\n"
                 + "INSERT INTO idem_inbox (consumer, message_id, state, seen_at, expires_at) SELECT '" + CONSUMER + "', " + id + ", 1, "

@@ -186,6 +186,13 @@ class HarnessSmokeTest {
                     assertThat(rs.next()).as("every claim row has exactly one event row").isFalse();
                 }
             }
+            if (PgBench.available()) {
+                // pgbench binds :base as a parameter in prepared mode, where PostgreSQL infers its type.
+                for (int n : new int[] {1, 500}) {
+                    Measured m = PgBench.run(pg, InboxBench.pgbenchScript(n), 1, Duration.ofSeconds(1), Duration.ofSeconds(1), Map.of(), dir);
+                    assertThat(m.ops()).as("pgbench ran the inbox script of %d", n).isPositive();
+                }
+            }
         }
     }
 
