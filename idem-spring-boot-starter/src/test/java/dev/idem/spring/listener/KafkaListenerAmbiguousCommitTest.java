@@ -18,6 +18,8 @@ import java.util.Map;
 import java.util.UUID;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import dev.idem.spring.internal.listener.MicrometerListenerMeters;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import dev.idem.spring.TestKafka;
@@ -64,6 +66,11 @@ class KafkaListenerAmbiguousCommitTest {
                 assertThat(LedgerRun.totals(db.dataSource(), "ambiguous")).isEqualTo(new LedgerRun.Totals(3, 3, 12));
                 assertThat(inbox.quarantine().find("ledger-ambiguous", "a-302")).isEmpty();
                 assertThat(failureRows(db, inbox)).as("no failed attempt counted, no payload kept").isZero();
+                MeterRegistry meters = app.getBean(MeterRegistry.class);
+                assertThat(meters.find(MicrometerListenerMeters.DELIVERIES).tag("consumer", "ledger-ambiguous")
+                        .tag("outcome", "quarantined").counter()).as("the lost answer is not counted as a quarantine").isNull();
+                assertThat(meters.get(MicrometerListenerMeters.DELIVERIES).tag("consumer", "ledger-ambiguous")
+                        .tag("outcome", "duplicate").counter().count()).as("it settled as a duplicate").isGreaterThanOrEqualTo(1);
             }
         }
     }

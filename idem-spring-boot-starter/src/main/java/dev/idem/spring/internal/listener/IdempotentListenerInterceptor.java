@@ -93,8 +93,8 @@ public final class IdempotentListenerInterceptor implements MethodInterceptor {
                 Object result = run(listener, invocation, elements, firsts, ack);
                 outcome.accept(result == NOTHING_NEW ? "duplicate" : "processed");
                 return result;
-            } catch (Quarantined q) {
-                outcome.accept("quarantined");
+            } catch (Settled settled) {
+                outcome.accept(settled.outcome);
                 return NOTHING_NEW;
             } catch (Throwable e) {
                 outcome.accept("failed");
@@ -159,7 +159,7 @@ public final class IdempotentListenerInterceptor implements MethodInterceptor {
                     throw cause;
                 }
                 Throwable answer = failed(listener, elements, first.getKey(), first.getValue(), cause);
-                if (!(answer instanceof Quarantined)) {
+                if (!(answer instanceof Settled)) {
                     throw answer;
                 }
             }
@@ -168,7 +168,7 @@ public final class IdempotentListenerInterceptor implements MethodInterceptor {
     }
 
     /**
-     * Counts the failed attempt: the cause to rethrow for a redelivery, or {@link Quarantined} when the
+     * Counts the failed attempt: the cause to rethrow for a redelivery, or {@link Settled} when the
      * message needs no redelivery: quarantined now, or processed after all (a commit that reached the
      * database but whose answer was lost; the inbox counts nothing then).
      */
@@ -179,7 +179,10 @@ public final class IdempotentListenerInterceptor implements MethodInterceptor {
             LOG.warn("@IdempotentListener consumer '" + listener.consumer() + "' quarantined a message after "
                     + outcome.attempts() + " failed attempts, the last " + cause.getClass().getName());
         }
-        return outcome.settled() ? new Quarantined() : cause;
+        if (!outcome.settled()) {
+            return cause;
+        }
+        return new Settled(outcome.status() == InboxOutcome.Status.QUARANTINED ? "quarantined" : "duplicate");
     }
 
     private static Throwable unwrap(Throwable failure) {
@@ -253,10 +256,16 @@ public final class IdempotentListenerInterceptor implements MethodInterceptor {
         }
     }
 
-    /** The failed message went to the quarantine, or had committed after all: the delivery is settled. */
-    private static final class Quarantined extends RuntimeException {
-        Quarantined() {
+    /**
+     * The failed message went to the quarantine, or had committed after all (a duplicate): the
+     * delivery is settled, with that outcome for the span and the meters.
+     */
+    private static final class Settled extends RuntimeException {
+        private final String outcome;
+
+        Settled(String outcome) {
             super(null, null, false, false);
+            this.outcome = outcome;
         }
     }
 }
