@@ -93,8 +93,10 @@ import java.util.function.Supplier;
  * acknowledgement (on by default for a cluster or a Sentinel URI, see
  * {@link Builder#replicaAcknowledgement}) a {@code WAIT} follows each claim, checkpoint, completion
  * and renewal on the same connection, and the write counts only once enough replicas have it:
- * a failover to one of them keeps it. A claim not replicated in time is released and reported as a
- * {@link StoreException}; it never runs. A completion not replicated in time is stored on the master
+ * a failover to one of them keeps it. A claim not replicated in time is given back and reported as a
+ * {@link StoreException}; it never runs. Giving back follows the engine's rule: a claim without
+ * finished phases is released, a takeover carrying a recovery point has its lease ended instead, so
+ * the finished phases stay and the next attempt resumes after them. A completion not replicated in time is stored on the master
  * but reported as a {@link StoreException}: the operation ran and its caller should get a retryable
  * error; a retry replays the response, or, if a failover lost the completion, finds the claim (which
  * was replicated) and takes over once its lease ends. {@code WAIT} is not consensus: a failover can
@@ -255,17 +257,32 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
             // (a replay, a conflict) may rest on writes a failover would lose, so none is given.
             String done = "nothing ran; retry with the same key";
             if (outcome instanceof ClaimOutcome.Acquired acquired) {
-                try {
-                    scripts.run(RELEASE, ScriptOutputType.INTEGER, id.scope(), false, where.both(), number(acquired.token()), grace);
-                    done = "the claim was released and nothing ran; retry with the same key";
-                } catch (RuntimeException e) {
-                    done = "releasing the claim failed too, so the key is held until the lease ends (" + request.lease()
-                            + "); nothing ran; retry with the same key";
-                }
+                done = giveBackUnreplicated(id, where, acquired, request.lease());
             }
             throw scripts.notReplicated("claim", id.scope(), answer.replicas(), done);
         }
         return outcome;
+    }
+
+    /**
+     * Undoes a claim the replicas did not acknowledge, by the engine's rule for giving a key back: a
+     * claim without finished phases is released, so the next one starts afresh; a takeover carrying a
+     * recovery point only has its lease ended, since a release would delete the finished phases and
+     * the next attempt would run them again. Either way nothing ran; what is said happened is answered.
+     */
+    private String giveBackUnreplicated(RecordKey id, KeyLayout.Keys where, ClaimOutcome.Acquired acquired, Duration lease) {
+        boolean resumable = acquired.recoveryPoint().isPresent();
+        try {
+            if (resumable) {
+                scripts.run(RENEW, ScriptOutputType.INTEGER, id.scope(), false, where.both(), number(acquired.token()), number(0), grace);
+                return "the claim's lease was ended, keeping its finished phases, and nothing ran; retry with the same key";
+            }
+            scripts.run(RELEASE, ScriptOutputType.INTEGER, id.scope(), false, where.both(), number(acquired.token()), grace);
+            return "the claim was released and nothing ran; retry with the same key";
+        } catch (RuntimeException e) {
+            return (resumable ? "ending" : "releasing") + " the claim failed too, so the key is held until the lease ends ("
+                    + lease + "); nothing ran; retry with the same key";
+        }
     }
 
     private static ClaimOutcome claimOutcome(List<Object> answer) {

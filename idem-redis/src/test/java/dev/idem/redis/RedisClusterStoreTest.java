@@ -16,6 +16,7 @@ import dev.idem.spi.ClaimOutcome;
 import dev.idem.spi.ClaimRequest;
 import dev.idem.spi.RecordKey;
 import dev.idem.spi.RecordState;
+import dev.idem.spi.RecoveryPoint;
 import dev.idem.testing.RedisCluster;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScanArgs;
@@ -240,6 +241,61 @@ class RedisClusterStoreTest {
                 .hasMessageContaining("the operation ran, so answer the caller with a retryable error");
         sleeper.join();
         assertThat(store.find(completing)).hasValueSatisfying(r -> assertThat(r.state()).isEqualTo(RecordState.COMPLETED));
+    }
+
+    /**
+     * Payments whose phase {@code create} finished before they failed: their lease is ended, so the
+     * next call takes over with the recovery point. With the replica frozen that takeover claim is not
+     * acknowledged and fails; it must not be released (a release deletes the recovery point), only
+     * its lease ended. The record still holds {@code create}, and the retry after the replica is back
+     * resumes after it: {@code create} ran once per payment, {@code capture} once.
+     */
+    @Test
+    @DisplayName("an unacknowledged takeover claim keeps its recovery point: the retry resumes and the finished phase never runs again")
+    void unreplicatedTakeoverKeepsItsRecoveryPoint() throws Exception {
+        RedisIdempotencyStore store = open(builder().replicaAcknowledgement(1, Duration.ofMillis(200)));
+        Idem idem = Idem.builder().store(store).build();
+        int payments = 3;
+        List<RecordKey> ids = new ArrayList<>();
+        AtomicInteger creates = new AtomicInteger();
+        AtomicInteger captures = new AtomicInteger();
+        for (int i = 0; i < payments; i++) {
+            RecordKey id = id("takeover-not-replicated-" + i);
+            ids.add(id);
+            assertThatThrownBy(() -> idem.execute(id.scope(), id.key(), FINGERPRINT, run -> {
+                run.phase("create", downstream -> "payment-" + creates.incrementAndGet());
+                throw new IllegalStateException("the gateway is down");
+            })).isInstanceOf(IllegalStateException.class);
+            assertThat(store.find(id)).hasValueSatisfying(r -> assertThat(r.recoveryPoint()).map(RecoveryPoint::phase).contains("create"));
+        }
+
+        for (RecordKey id : ids) {
+            Thread sleeper = sleep(replicaOfMasterOf(new KeyLayout(prefix).of(id).record()), "1.5");
+            assertThatThrownBy(() -> idem.execute(id.scope(), id.key(), FINGERPRINT, run -> {
+                captures.incrementAndGet();
+                return PAID;
+            })).isInstanceOf(StoreException.class)
+                    .hasMessageContaining("not replicated in time")
+                    .hasMessageContaining("the claim's lease was ended, keeping its finished phases, and nothing ran");
+            sleeper.join();
+            assertThat(store.find(id)).hasValueSatisfying(r -> {
+                assertThat(r.state()).isEqualTo(RecordState.IN_PROGRESS);
+                assertThat(r.recoveryPoint()).map(RecoveryPoint::phase).contains("create");
+            });
+        }
+        assertThat(captures).hasValue(0);
+
+        for (RecordKey id : ids) {
+            Outcome outcome = idem.execute(id.scope(), id.key(), FINGERPRINT, run -> {
+                assertThat(run.resumed()).isTrue();
+                run.phase("create", downstream -> "payment-" + creates.incrementAndGet());
+                captures.incrementAndGet();
+                return PAID;
+            });
+            assertThat(outcome).isInstanceOfSatisfying(Outcome.Executed.class, e -> assertThat(e.response()).isEqualTo(PAID));
+        }
+        assertThat(creates).hasValue(payments);
+        assertThat(captures).hasValue(payments);
     }
 
     /** Puts the node at {@code port} to sleep for {@code seconds} and returns once it sleeps. */
