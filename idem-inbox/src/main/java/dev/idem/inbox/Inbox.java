@@ -66,8 +66,9 @@ import javax.sql.DataSource;
  *
  * <h2>Consumers and ids</h2>
  * A consumer name (1–200 visible ASCII characters) scopes ids: the same message id under two
- * consumers is processed once by each. Message ids have 1–255 characters and no control
- * characters. Exception messages never contain a message id or payload.
+ * consumers is processed once by each. Message ids have 1–255 characters, no control characters
+ * and no unpaired surrogates ({@link InboxMessage#checkId}), so each is stored exactly as given.
+ * Exception messages never contain a message id or payload.
  *
  * <p>Thread-safe; each call borrows a connection from the {@link DataSource} (pool it). Use READ
  * COMMITTED (the default) on PostgreSQL: under REPEATABLE READ a concurrent duplicate ends in a

@@ -34,13 +34,25 @@ public final class InboxMessage {
     }
 
     /**
-     * @param id      1–255 characters, no control characters
+     * @param id      see {@link #checkId}
      * @param payload the message body, never null (use an empty array)
      * @param headers names non-empty, values non-null; kept in order
      */
     public static InboxMessage of(String id, byte[] payload, Map<String, String> headers) {
         Objects.requireNonNull(payload, "payload is null (use an empty array)");
         return new InboxMessage(id, payload.clone(), MessageHeaders.copyOf(headers));
+    }
+
+    /**
+     * The inbox's rule for message ids, for adapters that must judge an id before handing it over:
+     * 1–255 UTF-16 units, no control characters, no unpaired surrogates (so every database stores the
+     * id exactly as given).
+     *
+     * @return {@code id}
+     * @throws IllegalArgumentException naming the rule it breaks; the message never quotes the id
+     */
+    public static String checkId(String id) {
+        return InboxNames.checkMessageId(id);
     }
 
     public String id() {

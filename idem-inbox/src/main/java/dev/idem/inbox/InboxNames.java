@@ -12,15 +12,27 @@ final class InboxNames {
         return Names.checkConsumer(consumer, "consumer name");
     }
 
-    /** 1–255 characters without control characters; the message never quotes the id. */
+    /**
+     * 1–255 UTF-16 units of well-formed text without control characters; the message never quotes
+     * the id. Every id the inbox accepts is stored exactly as given on each database: a lone
+     * (unpaired) surrogate is not a character, and the drivers would write it as {@code ?}, turning
+     * distinct ids into one.
+     */
     static String checkMessageId(String id) {
         if (id == null || id.isEmpty() || id.length() > 255) {
             throw new IllegalArgumentException("message id must have 1-255 characters, was "
                     + (id == null ? "null" : id.length() + " characters"));
         }
         for (int i = 0; i < id.length(); i++) {
-            if (Character.isISOControl(id.charAt(i))) {
+            char c = id.charAt(i);
+            if (Character.isISOControl(c)) {
                 throw new IllegalArgumentException("message id has a control character at position " + i);
+            }
+            if (Character.isHighSurrogate(c) && i + 1 < id.length() && Character.isLowSurrogate(id.charAt(i + 1))) {
+                i++;  // a proper pair: one supplementary character
+            } else if (Character.isSurrogate(c)) {
+                throw new IllegalArgumentException("message id has an unpaired surrogate at position " + i
+                        + "; it must be well-formed UTF-16 (a character outside the Basic Multilingual Plane is a high surrogate followed by a low one)");
             }
         }
         return id;

@@ -478,6 +478,58 @@ abstract class InboxContract {
         assertThat(ledgerRows()).isEqualTo(messages.size());
     }
 
+    /**
+     * A lone surrogate is not a character: the drivers write it as {@code ?}, so two such ids would
+     * become one row and the second message a duplicate. Each entry point refuses them before the
+     * database, with an error that names the rule and not the id, and nothing is written.
+     */
+    @Test
+    @DisplayName("ids with an unpaired surrogate are refused at every entry point, naming the rule, never merged into one row")
+    void idsWithUnpairedSurrogatesAreRefused() throws Exception {
+        Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
+        List<String> invalid = List.of("pay-\uD800", "pay-\uDBFF", "pay-\uDC00x", "\uDE00\uD83D", "x".repeat(254) + "\uD83D");
+        for (String id : invalid) {
+            assertThatThrownBy(() -> inbox.process(CONSUMER, id, booking(runs)))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("unpaired surrogate")
+                    .hasMessageNotContaining(id);
+            assertThatThrownBy(() -> InboxMessage.of(id)).isInstanceOf(IllegalArgumentException.class);
+            try (Connection c = db.dataSource().getConnection()) {
+                c.setAutoCommit(false);
+                assertThatThrownBy(() -> inbox.claim(c, CONSUMER, id)).isInstanceOf(IllegalArgumentException.class)
+                        .hasMessageContaining("unpaired surrogate");
+                c.rollback();
+            }
+        }
+        assertThat(runs).isEmpty();
+        assertThat(count("SELECT count(*) FROM idem_inbox")).isZero();
+        assertThat(count("SELECT count(*) FROM idem_quarantine")).isZero();
+    }
+
+    /** Characters outside the Basic Multilingual Plane (as proper surrogate pairs) are stored and compared as given. */
+    @Test
+    @DisplayName("ids with supplementary characters are stored as given: ids that differ only in one are distinct, and each repeat is a duplicate")
+    void idsWithSupplementaryCharactersAreStoredAsGiven() throws Exception {
+        Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
+        List<String> ids = List.of("pay-\uD83D\uDE00", "pay-\uD83D\uDE01", "\uD834\uDD1E clef", "\uD83D\uDCB3".repeat(127) + "x");
+        for (String id : ids) {
+            assertThat(inbox.process(CONSUMER, id, booking(runs)).status()).isEqualTo(Status.PROCESSED);
+        }
+        for (String id : ids) {
+            assertThat(inbox.process(CONSUMER, id, booking(runs)).status()).isEqualTo(Status.DUPLICATE);
+        }
+        assertThat(runs.keySet()).containsExactlyInAnyOrderElementsOf(ids);
+        assertThat(runs.values()).allSatisfy(n -> assertThat(n).hasValue(1));
+        List<String> stored = new ArrayList<>();
+        try (Connection c = db.dataSource().getConnection(); Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery("SELECT message_id FROM idem_inbox")) {
+            while (rs.next()) {
+                stored.add(rs.getString(1));
+            }
+        }
+        assertThat(stored).containsExactlyInAnyOrderElementsOf(ids);
+    }
+
     @Test
     @DisplayName("a batch of only new, distinct messages, larger than a claim chunk and out of id order, answers each PROCESSED in input order and reports each once")
     void allNewBatchKeepsInputOrder() throws Exception {

@@ -5,6 +5,7 @@ import dev.idem.inbox.consumer.ConsumerLoop;
 import dev.idem.inbox.consumer.MessageIdExtractor;
 import dev.idem.inbox.BrokerBatch;
 import dev.idem.inbox.Inbox;
+import dev.idem.inbox.InboxMessage;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -177,17 +178,14 @@ public final class IdempotentKafkaConsumer<K, V> implements Runnable, AutoClosea
         }
     }
 
-    /** Null if {@code id} is a valid inbox message id (1–255 characters, no control characters), else why not. */
+    /** Null if {@code id} is a valid inbox message id ({@link InboxMessage#checkId}), else why not. */
     static String invalidMessageId(String id) {
-        if (id == null || id.isEmpty() || id.length() > 255) {
-            return "it must have 1-255 characters, had " + (id == null ? "null" : id.length() + " characters");
+        try {
+            InboxMessage.checkId(id);
+            return null;
+        } catch (IllegalArgumentException invalid) {
+            return invalid.getMessage();
         }
-        for (int i = 0; i < id.length(); i++) {
-            if (Character.isISOControl(id.charAt(i))) {
-                return "it has a control character at position " + i;
-            }
-        }
-        return null;
     }
 
 

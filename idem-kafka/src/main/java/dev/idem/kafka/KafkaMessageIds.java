@@ -1,15 +1,19 @@
 package dev.idem.kafka;
 
 import dev.idem.inbox.consumer.MessageIdExtractor;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
 
 /**
- * Where a Kafka record's message id is found. If an extractor throws or gives an invalid id, the record
- * counts as a failed attempt under its {@linkplain #coordinates() coordinates} and is quarantined after
- * the inbox's maximum attempts (a partition cannot skip a record otherwise).
+ * Where a Kafka record's message id is found. If an extractor throws or gives an invalid id (a header
+ * that is not UTF-8 included), the record counts as a failed attempt under its
+ * {@linkplain #coordinates() coordinates} and is quarantined after the inbox's maximum attempts (a
+ * partition cannot skip a record otherwise).
  */
 public final class KafkaMessageIds {
     private KafkaMessageIds() {
@@ -23,7 +27,11 @@ public final class KafkaMessageIds {
         return headerOrCoordinates(KafkaHeaders.MESSAGE_ID);
     }
 
-    /** The UTF-8 value of {@code header} if the record has it (not null, not empty), else its coordinates. */
+    /**
+     * The UTF-8 value of {@code header} if the record has it (not null, not empty), else its
+     * coordinates. A value that is not valid UTF-8 is refused (the extractor throws), never decoded
+     * with replacement characters.
+     */
     public static MessageIdExtractor<ConsumerRecord<?, ?>> headerOrCoordinates(String header) {
         Objects.requireNonNull(header, "header is null");
         if (header.isEmpty()) {
@@ -32,10 +40,26 @@ public final class KafkaMessageIds {
         return record -> {
             Header h = record.headers().lastHeader(header);
             if (h != null && h.value() != null && h.value().length > 0) {
-                return new String(h.value(), StandardCharsets.UTF_8);
+                return utf8(header, h.value());
             }
             return coordinatesOf(record);
         };
+    }
+
+    /**
+     * Decodes strictly: bytes that are not UTF-8 are refused, not replaced by U+FFFD, which would
+     * turn different ids into one and drop the second message as a duplicate of the first.
+     */
+    private static String utf8(String header, byte[] value) {
+        try {
+            return StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(value))
+                    .toString();
+        } catch (CharacterCodingException e) {
+            throw new IllegalArgumentException("the " + header + " header is not valid UTF-8; a message id must be UTF-8 text");
+        }
     }
 
     /**

@@ -509,6 +509,59 @@ abstract class KafkaConsumerContract {
         assertThat(new String(badId.payload(), StandardCharsets.UTF_8)).isEqualTo("5");
     }
 
+    /**
+     * Two records whose {@code message-id} headers are different byte sequences that are not UTF-8
+     * ({@code C3 28} and {@code FF 28}; a lenient decoder reads both as {@code "\uFFFD("}): neither is
+     * taken for the other. Each is refused as an invalid id, counted under its own coordinates and
+     * quarantined after 3 deliveries, with an error naming the rule and never the bytes; the records
+     * around them flow.
+     */
+    @Test
+    @DisplayName("message-id headers that are not valid UTF-8 are refused under their own coordinates, never merged into one id")
+    void invalidUtf8MessageIdsAreRefusedNotMerged() throws Exception {
+        String topic = topic(1);
+        try (Producer<String, String> producer = producer()) {
+            send(producer, topic, null, "v-0", 1);
+            for (byte[] invalid : List.of(new byte[] {(byte) 0xC3, 0x28}, new byte[] {(byte) 0xFF, 0x28})) {
+                RecordHeaders headers = new RecordHeaders();
+                headers.add(KafkaHeaders.MESSAGE_ID, invalid);
+                producer.send(new ProducerRecord<>(topic, null, "k", "7", headers));
+            }
+            send(producer, topic, null, "v-3", 3);
+            producer.flush();
+        }
+        String group = group();
+        Counting counts = new Counting();
+        Map<String, Object> config = consumerConfig(group);
+        IdempotentKafkaConsumer<String, String> consumer = IdempotentKafkaConsumer.<String, String>builder(inbox)
+                .consumer(() -> new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer()))
+                .topics(topic)
+                .consumerName(CONSUMER)
+                .pollTimeout(Duration.ofMillis(100))
+                .retryBackoff(Duration.ofMillis(50))
+                .listener(counts)
+                .handler((c, r) -> insertLedger(c, id(r), Long.parseLong(r.value())))
+                .build();
+        consumers.add(consumer);
+        runInBackground(consumer);
+        await("the partition is committed to its end", () -> committed(group) == 4);
+        consumer.close();
+
+        assertThat(counts.duplicateIds).as("duplicates").isEmpty();
+        assertThat(counts.processed.get()).isEqualTo(2);
+        assertThat(counts.quarantined.get()).isEqualTo(2);
+        assertThat(count("SELECT count(*) FROM ledger")).isEqualTo(2);
+        Map<String, QuarantinedMessage> quarantined = inbox.listQuarantined(CONSUMER, 10).stream()
+                .collect(Collectors.toMap(QuarantinedMessage::messageId, q -> q));
+        assertThat(quarantined).containsOnlyKeys(topic + "-0-1", topic + "-0-2");
+        assertThat(quarantined.values()).allSatisfy(q -> {
+            assertThat(q.errorClass()).isEqualTo(IllegalArgumentException.class.getName());
+            assertThat(q.errorMessage()).hasValueSatisfying(m -> assertThat(m).contains("message-id header is not valid UTF-8")
+                    .doesNotContain("\uFFFD"));
+            assertThat(q.attempts()).isEqualTo(3);
+        });
+    }
+
     @Test
     @DisplayName("a database commit that fails: the poll's offsets are not committed, its records come again and are processed once")
     void databaseFailureAtCommit() throws Exception {

@@ -141,6 +141,7 @@ class KafkaSettingsTest {
         assertThat(IdempotentKafkaConsumer.invalidMessageId("")).contains("1-255");
         assertThat(IdempotentKafkaConsumer.invalidMessageId(null)).contains("null");
         assertThat(IdempotentKafkaConsumer.invalidMessageId("a\nb")).contains("control character at position 1");
+        assertThat(IdempotentKafkaConsumer.invalidMessageId("a\uD800b")).contains("unpaired surrogate at position 1");
     }
 
     @Test

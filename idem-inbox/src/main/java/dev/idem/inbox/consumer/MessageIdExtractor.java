@@ -6,7 +6,8 @@ import java.util.Objects;
  * Finds the id that identifies a message across redeliveries and producer retries: the key the inbox
  * deduplicates on. It must be assigned by the producer once per logical message (an outbox's stable
  * id, a UUID made before the first send) and be the same on every publish of that message; the inbox
- * accepts 1–255 characters without control characters.
+ * accepts 1–255 characters without control characters or unpaired surrogates
+ * ({@link dev.idem.inbox.InboxMessage#checkId}).
  *
  * <p>Returning {@code null} (or an empty id), throwing, or returning an id the inbox does not accept
  * means the message cannot be deduplicated: the consumer refuses it (RabbitMQ and NATS: rejected or
