@@ -27,6 +27,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 import javax.sql.DataSource;
 
 /**
@@ -108,7 +109,7 @@ public final class Inbox implements Purgeable {
         this.maxAttempts = b.maxAttempts;
         this.retention = b.retention;
         this.listener = b.listener;
-        this.rows = new InboxRows(sql, retention, b.maxAttempts, listener);
+        this.rows = new InboxRows(sql, retention, b.maxAttempts, listener, b.errorText);
         this.transaction = new InboxTransaction(rows, listener);
         this.quarantine = new Quarantine(this, rows, sql, retention, listener);
     }
@@ -430,6 +431,7 @@ public final class Inbox implements Purgeable {
         private Duration retention = Duration.ofDays(7);
         private InboxListener listener = InboxListener.noop();
         private SqlStatements.Source sqlSource = SqlStatements.Source.of(Inbox.class);
+        private Function<? super Throwable, String> errorText = errorText(QuarantineError.CLASS_NAME);
 
         /** The table defaults to {@code idem_inbox}. */
         private Builder(DataSource dataSource, Dialect dialect) {
@@ -467,6 +469,34 @@ public final class Inbox implements Purgeable {
         public Builder listener(InboxListener listener) {
             this.listener = Objects.requireNonNull(listener, "listener is null");
             return this;
+        }
+
+        /**
+         * What the quarantine records of a failure beside its class name, for the delivery that
+         * quarantines a message and for a failed replay. Default {@link QuarantineError#CLASS_NAME}:
+         * nothing, since an exception's message can quote payload or database data. The exception
+         * itself still reaches {@link InboxOutcome#failure()} and {@link InboxListener#failed}.
+         */
+        public Builder quarantineError(QuarantineError recorded) {
+            this.errorText = errorText(Objects.requireNonNull(recorded, "quarantineError is null"));
+            return this;
+        }
+
+        /**
+         * Records {@code text}'s answer for a failure beside its class name (null records none), cut
+         * to 2,000 characters: for a text of the application's own, such as an error code. If the
+         * function throws, the quarantine records only that it did, and the attempt is counted as usual.
+         */
+        public Builder quarantineError(Function<? super Throwable, String> text) {
+            this.errorText = Objects.requireNonNull(text, "quarantineError is null");
+            return this;
+        }
+
+        private static Function<? super Throwable, String> errorText(QuarantineError recorded) {
+            return switch (recorded) {
+                case CLASS_NAME -> failure -> null;
+                case CLASS_AND_MESSAGE -> Throwable::getMessage;
+            };
         }
 
         /** Test seam: where the SQL is read from, e.g. the dialect's files with a statement left out. */

@@ -17,6 +17,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * The inbox's statements on a connection, inside a transaction someone else manages: claiming ids,
@@ -30,14 +31,18 @@ final class InboxRows {
     private final Duration retention;
     private final int maxAttempts;
     private final InboxListener listener;
+    /** The text recorded with a failure's class in the quarantine's error column; null records none. */
+    private final Function<? super Throwable, String> errorText;
     /**
      * Whether the dialect's claim binds the ids as one array (no {@value #ROWS} in its text): one
      * statement text for every batch size, three parameters; else a VALUES row of three per id.
      */
     private final boolean arrayBoundClaim;
 
-    InboxRows(SqlStatements sql, Duration retention, int maxAttempts, InboxListener listener) {
+    InboxRows(SqlStatements sql, Duration retention, int maxAttempts, InboxListener listener,
+              Function<? super Throwable, String> errorText) {
         this.sql = sql;
+        this.errorText = errorText;
         this.arrayBoundClaim = !sql.get("inbox_claim").contains(ROWS);
         this.retention = retention;
         this.maxAttempts = maxAttempts;
@@ -166,7 +171,7 @@ final class InboxRows {
                 ps.setString(2, id);
                 ps.setLong(3, retention.toMillis());
                 ps.setString(4, cause.getClass().getName());
-                ps.setString(5, errorMessage(cause));
+                ps.setString(5, errorText(cause));
                 ps.setBytes(6, message.payloadUnsafe());
                 ps.setString(7, MessageHeaders.encode(message.headers()));
                 try (ResultSet rs = ps.executeQuery()) {
@@ -210,7 +215,18 @@ final class InboxRows {
         }
     }
 
-    static String errorMessage(Throwable cause) {
-        return Jdbc.truncate(cause.getMessage(), Inbox.MAX_ERROR_MESSAGE);
+    /**
+     * What the quarantine records of {@code cause} beside its class: the chosen text, bounded. A
+     * function that fails must not keep the attempt from being counted, so only its failure's class
+     * is recorded then.
+     */
+    String errorText(Throwable cause) {
+        String text;
+        try {
+            text = errorText.apply(cause);
+        } catch (RuntimeException e) {
+            text = "(quarantineError's function threw " + e.getClass().getName() + ")";
+        }
+        return Jdbc.truncate(text, Inbox.MAX_ERROR_MESSAGE);
     }
 }

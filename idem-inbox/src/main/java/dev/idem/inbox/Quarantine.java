@@ -101,7 +101,7 @@ public final class Quarantine {
             } catch (Exception e) {
                 InboxTransaction.rethrowLostRace(e);
                 Transactions.rollbackQuietly(c, e);
-                rows.update(c, "inbox_replay_failure", e.getClass().getName(), InboxRows.errorMessage(e), consumer, messageId);
+                rows.update(c, "inbox_replay_failure", e.getClass().getName(), rows.errorText(e), consumer, messageId);
                 c.commit();
                 return InboxOutcome.quarantined(messageId, q.attempts() + 1, e);
             }

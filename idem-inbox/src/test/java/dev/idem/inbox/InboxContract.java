@@ -338,7 +338,7 @@ abstract class InboxContract {
     @Test
     @DisplayName("a poison message is quarantined after N attempts while other messages flow; later deliveries skip the handler")
     void poisonMessageIsQuarantinedWhileOthersFlow() throws Exception {
-        Inbox strict = newInbox(b -> b.maxAttempts(3));
+        Inbox strict = newInbox(b -> b.maxAttempts(3).quarantineError(QuarantineError.CLASS_AND_MESSAGE));
         AtomicInteger poisonRuns = new AtomicInteger();
         String longError = "x".repeat(5000);
         InboxHandler handler = (c, m) -> {
@@ -380,6 +380,76 @@ abstract class InboxContract {
         assertThat(strict.quarantine().find(CONSUMER, "poison")).isPresent();
         assertThat(strict.quarantine().find(CONSUMER, "good-1")).isEmpty();
         assertThat(strict.quarantine().list("another-consumer", 10)).isEmpty();
+    }
+
+    /**
+     * A handler's exception text can quote the message or the database (a card number in a parse
+     * error, a value in a constraint violation), and the quarantine outlives the logs: by default it
+     * records the failure's class alone, for the delivery that quarantined it and for a failed replay.
+     */
+    @Test
+    @DisplayName("by default the quarantine records a failure's class, never its message (which can quote payload data), also for a failed replay")
+    void quarantineRecordsTheClassNameByDefault() throws Exception {
+        Inbox once = newInbox(b -> b.maxAttempts(1));
+        String card = "4111 1111 1111 1111";
+        InboxOutcome outcome = once.process(CONSUMER, InboxMessage.of("card-1", card.getBytes(StandardCharsets.UTF_8)), (c, m) -> {
+            throw new Boom("card " + new String(m.payload(), StandardCharsets.UTF_8) + " declined");
+        });
+        assertThat(outcome.status()).isEqualTo(Status.QUARANTINED);
+        assertThat(outcome.failure()).hasValueSatisfying(e -> assertThat(e).hasMessageContaining(card));
+        assertThat(once.quarantine().find(CONSUMER, "card-1")).hasValueSatisfying(q -> {
+            assertThat(q.errorClass()).isEqualTo(Boom.class.getName());
+            assertThat(q.errorMessage()).isEmpty();
+        });
+
+        once.quarantine().replay(CONSUMER, "card-1", (c, m) -> {
+            throw new IllegalStateException("still declined: " + card);
+        });
+        assertThat(once.quarantine().find(CONSUMER, "card-1")).hasValueSatisfying(q -> {
+            assertThat(q.attempts()).isEqualTo(2);
+            assertThat(q.errorClass()).isEqualTo(IllegalStateException.class.getName());
+            assertThat(q.errorMessage()).isEmpty();
+        });
+        assertThat(count("SELECT count(*) FROM idem_quarantine WHERE error_message IS NOT NULL")).isZero();
+    }
+
+    @Test
+    @DisplayName("quarantineError records the class and message, or a function's text, each bounded; a function that fails records only that it failed")
+    void quarantineErrorChoosesWhatIsRecorded() {
+        Inbox withMessage = newInbox(b -> b.maxAttempts(1).quarantineError(QuarantineError.CLASS_AND_MESSAGE));
+        withMessage.process(CONSUMER, "with-message", (c, m) -> {
+            throw new Boom("declined by the gateway");
+        });
+        assertThat(withMessage.quarantine().find(CONSUMER, "with-message"))
+                .hasValueSatisfying(q -> assertThat(q.errorMessage()).hasValue("declined by the gateway"));
+
+        Inbox coded = newInbox(b -> b.maxAttempts(1).quarantineError(e -> "code " + e.getClass().getSimpleName() + " " + "x".repeat(5000)));
+        coded.process(CONSUMER, "coded", (c, m) -> {
+            throw new Boom("card 4111 1111 1111 1111");
+        });
+        assertThat(coded.quarantine().find(CONSUMER, "coded")).hasValueSatisfying(q -> {
+            assertThat(q.errorClass()).isEqualTo(Boom.class.getName());
+            assertThat(q.errorMessage()).hasValueSatisfying(text ->
+                    assertThat(text).startsWith("code Boom ").hasSize(Inbox.MAX_ERROR_MESSAGE).doesNotContain("4111"));
+        });
+
+        Inbox failing = newInbox(b -> b.maxAttempts(1).quarantineError(e -> {
+            throw new IllegalStateException("the describer broke on " + e.getMessage());
+        }));
+        InboxOutcome outcome = failing.process(CONSUMER, "describer-fails", (c, m) -> {
+            throw new Boom("card 4111 1111 1111 1111");
+        });
+        assertThat(outcome.status()).isEqualTo(Status.QUARANTINED);
+        assertThat(failing.quarantine().find(CONSUMER, "describer-fails")).hasValueSatisfying(q -> {
+            assertThat(q.errorClass()).isEqualTo(Boom.class.getName());
+            assertThat(q.errorMessage()).hasValue("(quarantineError's function threw java.lang.IllegalStateException)");
+        });
+
+        Inbox silent = newInbox(b -> b.maxAttempts(1).quarantineError(e -> null));
+        silent.process(CONSUMER, "silent", (c, m) -> {
+            throw new Boom("card 4111 1111 1111 1111");
+        });
+        assertThat(silent.quarantine().find(CONSUMER, "silent")).hasValueSatisfying(q -> assertThat(q.errorMessage()).isEmpty());
     }
 
     @Test
@@ -689,7 +759,7 @@ abstract class InboxContract {
     @Test
     @DisplayName("replay after a fix processes the quarantined message once and clears it; a failing replay keeps it with one more attempt")
     void replayAfterFix() throws Exception {
-        Inbox once = newInbox(b -> b.maxAttempts(1));
+        Inbox once = newInbox(b -> b.maxAttempts(1).quarantineError(QuarantineError.CLASS_AND_MESSAGE));
         InboxMessage message = InboxMessage.of("to-fix", "{\"amount\":7}".getBytes(StandardCharsets.UTF_8), Map.of("k", "v"));
         once.process(CONSUMER, message, (c, m) -> {
             throw new Boom("bug");

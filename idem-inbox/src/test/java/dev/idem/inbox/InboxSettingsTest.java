@@ -46,6 +46,10 @@ class InboxSettingsTest {
         assertThatThrownBy(() -> b.tableName("inbox; drop table x")).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> b.quarantineTableName("q".repeat(49))).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> b.listener(null)).isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> b.quarantineError((QuarantineError) null)).isInstanceOf(NullPointerException.class)
+                .hasMessageContaining("quarantineError");
+        assertThatThrownBy(() -> b.quarantineError((java.util.function.Function<Throwable, String>) null))
+                .isInstanceOf(NullPointerException.class).hasMessageContaining("quarantineError");
         assertThatThrownBy(() -> b.dialect(null)).isInstanceOf(NullPointerException.class);
         assertThatThrownBy(() -> Inbox.builder((DataSource) null)).isInstanceOf(NullPointerException.class);
         assertThatThrownBy(() -> Inbox.builder(UNUSED).tableName("same").quarantineTableName("same").build())
@@ -80,6 +84,9 @@ class InboxSettingsTest {
         assertThatThrownBy(() -> InboxMessage.of("id", null)).isInstanceOf(NullPointerException.class);
         assertThatThrownBy(() -> InboxMessage.of("id", new byte[0], Map.of("", "v"))).isInstanceOf(IllegalArgumentException.class);
         assertThat(InboxMessage.of("ü-" + "x".repeat(253)).id()).hasSize(255);
+        assertThatThrownBy(() -> InboxMessage.checkId("order-4711\uD800")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("unpaired surrogate at position 10").hasMessageNotContaining("order-4711");
+        assertThat(InboxMessage.checkId("order-\uD83D\uDCB3")).isEqualTo("order-\uD83D\uDCB3");
     }
 
     @Test

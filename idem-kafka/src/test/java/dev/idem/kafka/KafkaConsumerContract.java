@@ -10,6 +10,7 @@ import dev.idem.inbox.InboxOutcome;
 import dev.idem.outbox.Outbox;
 import dev.idem.outbox.OutboxMessage;
 import dev.idem.outbox.OutboxRelay;
+import dev.idem.inbox.QuarantineError;
 import dev.idem.inbox.QuarantinedMessage;
 import dev.idem.testing.TestDatabase;
 import java.nio.charset.StandardCharsets;
@@ -93,7 +94,7 @@ abstract class KafkaConsumerContract {
     @BeforeEach
     void setUp(TestInfo info) throws SQLException {
         db = backend().open();
-        inbox = Inbox.builder(db.dataSource()).maxAttempts(3).build();
+        inbox = Inbox.builder(db.dataSource()).maxAttempts(3).quarantineError(QuarantineError.CLASS_AND_MESSAGE).build();
         inbox.migrate();
         execute("CREATE TABLE ledger (message_id TEXT NOT NULL, amount BIGINT NOT NULL)");
         admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, RealKafka.bootstrapServers()));

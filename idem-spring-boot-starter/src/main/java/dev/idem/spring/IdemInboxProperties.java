@@ -1,5 +1,6 @@
 package dev.idem.spring;
 
+import dev.idem.inbox.QuarantineError;
 import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
@@ -22,6 +23,14 @@ public class IdemInboxProperties {
      */
     private Duration retention = Duration.ofDays(7);
 
+    /**
+     * What the quarantine records of the failure that quarantined a message, beside its class name:
+     * 'class-name' (the default) records nothing more, since an exception's message can quote payload
+     * or database data such as a card number; 'class-and-message' records the message too, cut to
+     * 2,000 characters.
+     */
+    private QuarantineError quarantineError = QuarantineError.CLASS_NAME;
+
     public int getMaxAttempts() {
         return maxAttempts;
     }
@@ -36,5 +45,13 @@ public class IdemInboxProperties {
 
     public void setRetention(Duration retention) {
         this.retention = retention;
+    }
+
+    public QuarantineError getQuarantineError() {
+        return quarantineError;
+    }
+
+    public void setQuarantineError(QuarantineError quarantineError) {
+        this.quarantineError = quarantineError;
     }
 }

@@ -55,7 +55,8 @@ public class IdemListenerAutoConfiguration {
     @ConditionalOnMissingBean
     @ConditionalOnSingleCandidate(DataSource.class)
     public Inbox idemInbox(DataSource dataSource, IdemInboxProperties inbox, IdemProperties properties) {
-        Inbox built = Inbox.builder(dataSource).maxAttempts(inbox.getMaxAttempts()).retention(inbox.getRetention()).build();
+        Inbox built = Inbox.builder(dataSource).maxAttempts(inbox.getMaxAttempts()).retention(inbox.getRetention())
+                .quarantineError(inbox.getQuarantineError()).build();
         if (properties.getSchema().isInitialize()) {
             built.migrate();
         }

@@ -57,7 +57,8 @@ class ConfigurationMetadataTest {
                 Map.entry("idem.scope.credential-header", "\"\""),
                 Map.entry("idem.filter.order", "-90"),
                 Map.entry("idem.inbox.max-attempts", "5"),
-                Map.entry("idem.inbox.retention", "7d"));
+                Map.entry("idem.inbox.retention", "7d"),
+                Map.entry("idem.inbox.quarantine-error", "class-name"));
 
         assertThat(properties.keySet()).containsExactlyInAnyOrderElementsOf(defaults.keySet());
         defaults.forEach((name, value) -> {

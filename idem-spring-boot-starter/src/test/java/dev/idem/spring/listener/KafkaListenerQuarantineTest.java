@@ -66,6 +66,7 @@ class KafkaListenerQuarantineTest {
                 "--spring.kafka.bootstrap-servers=" + broker.bootstrapServers(),
                 "--spring.kafka.consumer.auto-offset-reset=earliest",
                 "--idem.inbox.max-attempts=3",
+                "--idem.inbox.quarantine-error=class-and-message",
                 "--ledger.kafka.checked-topic=" + TOPIC,
                 "--ledger.kafka.checked-batch-topic=" + BATCH_TOPIC,
                 "--ledger.kafka.group=" + GROUP,
