@@ -17,6 +17,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashSet;
@@ -228,6 +229,9 @@ public final class Inbox implements Purgeable {
                 } else {
                     ordered.add(InboxOutcome.duplicate(m.id()));
                     Guard.run("duplicate", () -> listener.duplicate(consumer, m.id()));
+                    if (!Arrays.equals(m.payloadUnsafe(), firsts.get(m.id()).payloadUnsafe())) {
+                        InboxTransaction.reportPayloadDiffers(listener, consumer, m.id());
+                    }
                 }
             }
             return ordered;

@@ -15,6 +15,17 @@ public interface InboxListener {
     default void duplicate(String consumer, String messageId) {
     }
 
+    /**
+     * A delivery settled without running the handler ({@code DUPLICATE} or {@code QUARANTINED}, also
+     * reported as such) carries another payload than the message the inbox holds under its id: the
+     * producer gave two messages one id, and this one will never be processed. Reported only where
+     * the inbox holds the first payload to compare with: a repeat inside one batch, and a message in
+     * the quarantine (when the delivery has a payload). A processed message keeps no payload, so its
+     * later deliveries are plain duplicates whatever they carry.
+     */
+    default void payloadDiffers(String consumer, String messageId) {
+    }
+
     /** The handler threw; {@code attempts} failed attempts are now counted. */
     default void failed(String consumer, String messageId, int attempts, Throwable cause) {
     }

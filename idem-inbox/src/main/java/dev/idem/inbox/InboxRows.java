@@ -10,6 +10,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
@@ -128,6 +129,23 @@ final class InboxRows {
             out.putIfAbsent(id, InboxOutcome.duplicate(id));
         }
         return out;
+    }
+
+    /**
+     * Whether {@code message}, answered {@code QUARANTINED}, carries another payload than the one the
+     * quarantine holds under its id. A delivery known by its id only (no payload) is not compared.
+     */
+    boolean quarantinedPayloadDiffers(Connection c, String consumer, InboxMessage message) throws SQLException {
+        if (message.payloadLength() == 0) {
+            return false;
+        }
+        try (PreparedStatement ps = c.prepareStatement(sql.get("inbox_find_quarantined"))) {
+            ps.setString(1, consumer);
+            ps.setString(2, message.id());
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() && !Arrays.equals(rs.getBytes("payload"), message.payloadUnsafe());
+            }
+        }
     }
 
     /** The inbox state of each of {@code ids} that has an inbox row. */

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -32,6 +33,7 @@ final class InboxTransaction {
         String id = message.id();
         if (claimFirst(c, consumer, List.of(id)).isEmpty()) {
             InboxOutcome answer = rows.notClaimed(c, consumer, List.of(id)).get(id);
+            boolean differs = payloadDiffers(c, consumer, message, answer);
             if (steps == Inbox.BatchSteps.NONE) {
                 c.rollback();
             } else {
@@ -39,7 +41,7 @@ final class InboxTransaction {
                 steps.beforeCommit(c, List.of(id));
                 c.commit();
             }
-            report(consumer, answer);
+            report(consumer, answer, differs);
             return answer;
         }
         try {
@@ -97,6 +99,12 @@ final class InboxTransaction {
             }
         }
         outcomes.putAll(rows.notClaimed(c, consumer, rest));
+        Set<String> differ = new HashSet<>();
+        for (String id : rest) {
+            if (payloadDiffers(c, consumer, firsts.get(id), outcomes.get(id))) {
+                differ.add(id);
+            }
+        }
         steps.beforeCommit(c, List.copyOf(firsts.keySet()));
         c.commit();
         for (String id : firsts.keySet()) {
@@ -104,7 +112,7 @@ final class InboxTransaction {
                 outcomes.put(id, InboxOutcome.processed(id));
                 Guard.run("processed", () -> listener.processed(consumer, id));
             } else {
-                report(consumer, outcomes.get(id));
+                report(consumer, outcomes.get(id), differ.contains(id));
             }
         }
         return outcomes;
@@ -127,10 +135,23 @@ final class InboxTransaction {
         return rows.claimIds(c, consumer, ids);
     }
 
-    private void report(String consumer, InboxOutcome outcome) {
+    /** Only a quarantined message has its payload stored to compare with (a processed one keeps none). */
+    private boolean payloadDiffers(Connection c, String consumer, InboxMessage message, InboxOutcome answer) throws SQLException {
+        return answer.status() == InboxOutcome.Status.QUARANTINED && rows.quarantinedPayloadDiffers(c, consumer, message);
+    }
+
+    private void report(String consumer, InboxOutcome outcome, boolean payloadDiffers) {
         if (outcome.status() == InboxOutcome.Status.DUPLICATE) {
             Guard.run("duplicate", () -> listener.duplicate(consumer, outcome.messageId()));
         }
+        if (payloadDiffers) {
+            reportPayloadDiffers(listener, consumer, outcome.messageId());
+        }
+    }
+
+    /** The one report of a delivery whose payload differs from the message held under its id. */
+    static void reportPayloadDiffers(InboxListener listener, String consumer, String messageId) {
+        Guard.run("payloadDiffers", () -> listener.payloadDiffers(consumer, messageId));
     }
 
     static void requireTransaction(Connection c, String consumer) throws SQLException {

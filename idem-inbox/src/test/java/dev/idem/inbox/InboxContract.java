@@ -452,6 +452,48 @@ abstract class InboxContract {
         assertThat(silent.quarantine().find(CONSUMER, "silent")).hasValueSatisfying(q -> assertThat(q.errorMessage()).isEmpty());
     }
 
+    /**
+     * An id that comes again with another payload is a producer that reused an id: the inbox settles
+     * it unprocessed all the same, but reports it where it holds the first payload to compare with (a
+     * repeat in the same batch, a quarantined message). A processed message keeps no payload, so its
+     * repeats are plain duplicates, whatever they carry.
+     */
+    @Test
+    @DisplayName("a delivery under a known id with another payload is reported where the inbox can tell (a repeat in one batch, a quarantined message), not after processing")
+    void differentPayloadUnderAKnownIdIsReportedWhereTheInboxCanTell() throws Exception {
+        List<String> differ = new CopyOnWriteArrayList<>();
+        Inbox once = newInbox(b -> b.maxAttempts(1).listener(new InboxListener() {
+            @Override
+            public void payloadDiffers(String consumer, String messageId) {
+                differ.add(consumer + " " + messageId);
+            }
+        }));
+        Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
+
+        List<InboxOutcome> batch = once.processBatch(CONSUMER, List.of(message("a", "1"), message("a", "2"), message("b", "x"),
+                message("b", "x")), booking(runs));
+        assertThat(statuses(batch)).containsExactly(Status.PROCESSED, Status.DUPLICATE, Status.PROCESSED, Status.DUPLICATE);
+        assertThat(differ).containsExactly(CONSUMER + " a");
+
+        once.process(CONSUMER, message("q", "first"), (c, m) -> {
+            throw new Boom("poison");
+        });
+        assertThat(once.process(CONSUMER, message("q", "other"), booking(runs)).status()).isEqualTo(Status.QUARANTINED);
+        assertThat(once.process(CONSUMER, message("q", "first"), booking(runs)).status()).isEqualTo(Status.QUARANTINED);
+        assertThat(once.process(CONSUMER, "q", booking(runs)).status()).as("known by its id only").isEqualTo(Status.QUARANTINED);
+        assertThat(statuses(once.processBatch(CONSUMER, List.of(message("q", "third"), message("c", "1")), booking(runs))))
+                .containsExactly(Status.QUARANTINED, Status.PROCESSED);
+        assertThat(differ).containsExactly(CONSUMER + " a", CONSUMER + " q", CONSUMER + " q");
+
+        assertThat(once.process(CONSUMER, message("b", "changed"), booking(runs)).status()).isEqualTo(Status.DUPLICATE);
+        assertThat(differ).as("a processed message keeps no payload to compare with").hasSize(3);
+        assertThat(runs.keySet()).containsExactlyInAnyOrder("a", "b", "c");
+    }
+
+    private static InboxMessage message(String id, String payload) {
+        return InboxMessage.of(id, payload.getBytes(StandardCharsets.UTF_8));
+    }
+
     @Test
     @DisplayName("the delivery that reaches the limit answers QUARANTINED with its failure and is settled")
     void quarantiningDeliveryCarriesItsFailure() {
