@@ -273,6 +273,24 @@ class IdempotentMethodTest {
         assertThatThrownBy(() -> payments.tag(id, Map.of("a", "1", "b", "3"))).isInstanceOf(IdempotentMethodMismatchException.class);
     }
 
+    @Test
+    void aFingerprintMapWhoseKeysCannotBeSortedFailsTheCallBeforeItRuns() {
+        Payments payments = payments(Backend.SQLITE);
+        String id = "order-" + UUID.randomUUID();
+        Map<Object, String> mixed = new LinkedHashMap<>();
+        mixed.put("a", "secret-value");
+        mixed.put(1, "1");
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        Map<String, String> attributes = (Map) mixed;
+
+        assertThatThrownBy(() -> payments.tag(id, attributes))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(Payments.class.getName() + "#tag: the fingerprint '#attributes' could not be written")
+                .hasMessageNotContaining("secret-value")
+                .hasMessageNotContaining(id);
+        assertThat(payments.effects(id, "tag")).isZero();
+    }
+
     @ParameterizedTest
     @EnumSource(Backend.class)
     void theFirstCallerGetsWhatWasStoredNotAnObjectTheServiceChangesLater(Backend backend) {

@@ -260,7 +260,16 @@ public final class MethodPolicy {
         var writer = mapper.writer().with(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS);
         Fingerprint.Builder builder = Fingerprint.builder();
         for (int i = 0; i < fingerprint.size(); i++) {
-            builder.part(fingerprintTexts.get(i), writer.writeValueAsBytes(fingerprint.get(i).getValue(context)));
+            byte[] json;
+            try {
+                json = writer.writeValueAsBytes(fingerprint.get(i).getValue(context));
+            } catch (RuntimeException e) {
+                // E.g. a map whose keys are not of one comparable type cannot be sorted. The class only: no argument's value.
+                throw new IllegalArgumentException(where + ": the fingerprint '" + fingerprintTexts.get(i)
+                        + "' could not be written as JSON with map entries sorted by key (" + e.getClass().getName()
+                        + "); nothing ran", e);
+            }
+            builder.part(fingerprintTexts.get(i), json);
         }
         return builder.build();
     }
