@@ -22,15 +22,27 @@ import java.lang.annotation.Target;
  * <p>The call goes through the application's {@code Idem} engine and store, as an {@link Idempotent}
  * endpoint does (this annotation is separate because {@code @Idempotent} means the HTTP header).
  * The return value is stored as JSON with the application's {@code JsonMapper} and read back as the
- * method's generic return type, so it must round-trip through JSON; a {@code void} method stores
+ * method's generic return type, so it must round-trip through JSON; the first caller gets a copy
+ * read back from the stored JSON too, equal to what replays get. A {@code void} method stores
  * nothing but is still run once per key. If the method throws, the key is given back and the
  * exception propagates unchanged: a retry runs the method again (or resumes after its last
- * {@linkplain IdemMethods#currentExecution() phase}). Only calls through the Spring proxy are
- * covered (not calls from inside the same bean), and methods returning a {@code Future},
- * {@code CompletionStage} or reactive type are refused at startup.
+ * {@linkplain IdemMethods#currentExecution() phase}). A return value that cannot be stored (encoding
+ * fails, over {@code idem.max-response-bytes}, does not read back) is a failure after the effect:
+ * every call with the key gets {@link IdempotentMethodResultNotStoredException} and the method does
+ * not run again. Only calls through the Spring proxy are covered (not calls from inside the same
+ * bean). Methods returning a {@code Future}, {@code CompletionStage} or reactive type, and return
+ * types whose JSON cannot be read back ({@code Object}, an interface or abstract class without type
+ * information, a class without properties), are refused at startup.
+ *
+ * <p>With {@code @Transactional}, the record completes after the method's transaction committed (a
+ * failing commit gives the key back). A call inside a transaction already open at entry that the
+ * method takes part in runs in the JDBC store's transactional mode on that transaction, so the
+ * record commits or rolls back with it; with another store it is refused before anything runs.
  *
  * <p>Expressions are SpEL over the arguments: {@code #name} (the class must be compiled with
- * {@code -parameters}, as Spring Boot's build plugins do) or {@code #p0}, {@code #a0}. Durations are
+ * {@code -parameters}, as Spring Boot's build plugins do) or {@code #p0}, {@code #a0}; the root
+ * object is the {@link IdempotentMethodCall} ({@code #root.target}, {@code #root.beanName},
+ * {@code #root.method}, {@code #root.args}). Durations are
  * Spring Boot duration strings and may use {@code ${…}} placeholders; empty means the global
  * setting. Everything is checked when the application starts: a bad value fails startup with a
  * message naming the method.
@@ -49,15 +61,17 @@ public @interface IdempotentMethod {
 
     /**
      * SpEL expressions of the arguments that identify the request beside the key. A call with the
-     * same key but other values (compared as JSON) is refused with
+     * same key but other values (compared as JSON, map entries sorted by key) is refused with
      * {@link IdempotentMethodMismatchException} and nothing runs. Empty: the key alone identifies it.
      */
     String[] fingerprint() default {};
 
     /**
-     * The operation's name in the store and in meters. Empty: the bean's class and the method's name
-     * ({@code com.acme.Payments#charge}), so equal keys of different methods never collide. Set it
-     * to keep records when the class is renamed, or to share keys between methods on purpose.
+     * The operation's name in the store and in meters. Empty: the bean's class, the method's name and
+     * its parameter types ({@code com.acme.Payments#charge(com.acme.Order)}), led by the bean's name
+     * when several beans share the class ({@code eurLedger:com.acme.Ledger#post(java.lang.String)}),
+     * so equal keys of different methods, overloads or beans never collide. Set it to keep records
+     * when the class, the signature or the beans change, or to share keys between methods on purpose.
      */
     String scope() default "";
 

@@ -2,14 +2,20 @@ package dev.idem.spring;
 
 import dev.idem.Idem;
 import dev.idem.spring.internal.MethodPolicy;
+import dev.idem.spring.internal.MethodTransactions;
 import java.lang.reflect.Method;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.aopalliance.intercept.MethodInvocation;
+import org.springframework.aop.framework.Advised;
+import org.springframework.aop.interceptor.ExposeBeanNameAdvisors;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.aop.support.DefaultPointcutAdvisor;
 import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
 import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.core.BridgeMethodResolver;
@@ -21,9 +27,14 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Proxies the beans that have {@link IdempotentMethod} methods (Spring AOP, class-based proxies; an
- * existing proxy gets the advice added) and reads each such method's annotation as the bean is
- * initialised, so a bad one fails startup naming the method. Once all singletons exist, each
- * method's engine is derived from the application's {@link Idem} bean.
+ * existing proxy gets the advice added in front of its advisors, so it wraps the method's
+ * transaction interceptor) and reads each such method's annotation as the bean is initialised, so a
+ * bad one fails startup naming the method. Once all singletons exist, each method's engine is
+ * derived from the application's {@link Idem} bean and its return type and transaction settings
+ * are checked.
+ *
+ * <p>Policies are per bean and method: the default scope names the bean when several beans share a
+ * class. The bean's name reaches the advice through Spring's {@link ExposeBeanNameAdvisors}.
  */
 final class IdempotentMethodPostProcessor extends AbstractBeanFactoryAwareAdvisingPostProcessor
         implements SmartInitializingSingleton {
@@ -35,8 +46,11 @@ final class IdempotentMethodPostProcessor extends AbstractBeanFactoryAwareAdvisi
     private final transient PropertyResolver placeholders;
     private final transient Map<MethodKey, MethodPolicy> policies = new ConcurrentHashMap<>();
     private transient volatile JsonMapper jsonMapper;
+    private transient ListableBeanFactory beans;
+    private transient MethodTransactions transactions = MethodTransactions.NONE;
 
-    private record MethodKey(Class<?> type, Method method) {
+    /** @param beanName null for a call whose proxy does not expose one */
+    private record MethodKey(String beanName, Class<?> type, Method method) {
     }
 
     IdempotentMethodPostProcessor(ObjectProvider<Idem> idem, ObjectProvider<IdemProperties> properties,
@@ -49,7 +63,15 @@ final class IdempotentMethodPostProcessor extends AbstractBeanFactoryAwareAdvisi
                 new IdempotentMethodInterceptor(this));
         // As Spring Boot's default (spring.aop.proxy-target-class=true): beans stay injectable by class.
         setProxyTargetClass(true);
-        setBeforeExistingAdvisors(false);
+        // In front of an existing proxy's advisors (a @Transactional bean's): the record completes after the COMMIT.
+        setBeforeExistingAdvisors(true);
+    }
+
+    @Override
+    public void setBeanFactory(BeanFactory beanFactory) {
+        super.setBeanFactory(beanFactory);
+        this.beans = beanFactory instanceof ListableBeanFactory listable ? listable : null;
+        this.transactions = MethodTransactions.of(beanFactory, beanFactory.getClass().getClassLoader());
     }
 
     @Override
@@ -57,15 +79,52 @@ final class IdempotentMethodPostProcessor extends AbstractBeanFactoryAwareAdvisi
         Class<?> type = ClassUtils.getUserClass(AopUtils.getTargetClass(bean));
         Map<Method, IdempotentMethod> annotated = MethodIntrospector.selectMethods(type,
                 (MethodIntrospector.MetadataLookup<IdempotentMethod>) m -> AnnotatedElementUtils.findMergedAnnotation(m, IdempotentMethod.class));
-        annotated.forEach((method, annotation) -> policies.computeIfAbsent(new MethodKey(type, method),
-                k -> MethodPolicy.of(type, method, annotation, properties.getObject(), placeholders)));
-        return annotated.isEmpty() ? bean : super.postProcessAfterInitialization(bean, beanName);
+        if (annotated.isEmpty()) {
+            return bean;
+        }
+        String scopedName = severalBeansOf(type) ? beanName : null;
+        annotated.forEach((method, annotation) -> policies.computeIfAbsent(new MethodKey(beanName, type, method),
+                k -> MethodPolicy.of(type, scopedName, method, annotation, properties.getObject(), placeholders)));
+        Object proxy = super.postProcessAfterInitialization(bean, beanName);
+        if (beanName != null && proxy instanceof Advised advised && !advised.isFrozen()) {
+            advised.addAdvisor(0, ExposeBeanNameAdvisors.createAdvisorWithoutIntroduction(beanName));
+        }
+        return proxy;
     }
 
-    /** Derives every method's engine now, so a missing {@code Idem} bean or a bad combination fails startup. */
+    /** Whether more than one bean of the context is of exactly this class (subclasses have scopes of their own). */
+    private boolean severalBeansOf(Class<?> type) {
+        if (beans == null) {
+            return false;
+        }
+        int count = 0;
+        for (String name : beans.getBeanNamesForType(type, true, false)) {
+            Class<?> found = beans.getType(name, false);
+            if (found != null && ClassUtils.getUserClass(found) == type) {
+                count++;
+            }
+        }
+        return count > 1;
+    }
+
+    /**
+     * Derives every method's engine and checks its return type and transaction settings now, so a
+     * missing {@code Idem} bean or a bad combination fails startup; and refuses two bean methods with
+     * one default scope (a bean whose class the context could not tell before creating it).
+     */
     @Override
     public void afterSingletonsInstantiated() {
-        policies.values().forEach(policy -> policy.engine(this::idem));
+        Map<String, MethodPolicy> byDefaultScope = new HashMap<>();
+        policies.values().forEach(policy -> {
+            Idem engine = policy.engine(this::idem);
+            policy.checkReturnType(jsonMapper());
+            transactions.check(policy, engine);
+            MethodPolicy other = policy.hasDefaultScope() ? byDefaultScope.putIfAbsent(policy.scope().value(), policy) : null;
+            if (other != null) {
+                throw new IllegalStateException(policy.where() + ": two beans share the default scope '" + policy.scope()
+                        + "'; give the method an explicit scope, or make each bean's class tell them apart");
+            }
+        });
     }
 
     /** The policy of the method an invocation runs, or null if it carries no annotation. */
@@ -73,14 +132,30 @@ final class IdempotentMethodPostProcessor extends AbstractBeanFactoryAwareAdvisi
         Object target = invocation.getThis();
         Class<?> type = ClassUtils.getUserClass(target == null ? invocation.getMethod().getDeclaringClass() : AopUtils.getTargetClass(target));
         Method method = BridgeMethodResolver.findBridgedMethod(AopUtils.getMostSpecificMethod(invocation.getMethod(), type));
-        return policies.computeIfAbsent(new MethodKey(type, method), k -> {
+        String beanName = beanNameOf(invocation);
+        return policies.computeIfAbsent(new MethodKey(beanName, type, method), k -> {
             IdempotentMethod annotation = AnnotatedElementUtils.findMergedAnnotation(method, IdempotentMethod.class);
-            return annotation == null ? null : MethodPolicy.of(type, method, annotation, properties.getObject(), placeholders);
+            return annotation == null ? null
+                    : MethodPolicy.of(type, beanName != null && severalBeansOf(type) ? beanName : null, method, annotation,
+                    properties.getObject(), placeholders);
         });
+    }
+
+    /** The name of the bean an invocation runs on, or null if its proxy does not expose it. */
+    String beanNameOf(MethodInvocation invocation) {
+        try {
+            return ExposeBeanNameAdvisors.getBeanName(invocation);
+        } catch (IllegalStateException e) {
+            return null;
+        }
     }
 
     Idem idem() {
         return idem.getIfAvailable();
+    }
+
+    MethodTransactions transactions() {
+        return transactions;
     }
 
     /** The application's {@code JsonMapper} (Spring Boot's), else Jackson's shared default. */

@@ -3,16 +3,19 @@ package dev.idem.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.idem.spring.methods.Ledger;
 import dev.idem.spring.methods.MethodApplication;
 import dev.idem.spring.methods.Payments;
 import dev.idem.spring.methods.Payments.Order;
 import dev.idem.spring.methods.Payments.Receipt;
+import dev.idem.spring.methods.Payments.Refund;
 import dev.idem.testing.TestDatabase;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -63,7 +66,7 @@ class IdempotentMethodTest {
     void thirtyTwoConcurrentCallsOnOneKeyRunOnceAndAllReturnTheSameValue(Backend backend) throws Exception {
         Payments payments = payments(backend);
         MethodApplication.Conflicts conflicts = app(backend).getBean(MethodApplication.Conflicts.class);
-        String scope = "method " + Payments.class.getName() + "#charge";
+        String scope = "method " + Payments.class.getName() + "#charge(" + Order.class.getName() + ")";
         int conflictsBefore = conflicts.of(scope);
         Order order = new Order("order-" + UUID.randomUUID(), 1250);
         CountDownLatch gate = payments.block();
@@ -157,7 +160,7 @@ class IdempotentMethodTest {
             Receipt first = running.get(60, TimeUnit.SECONDS); // completed: a retry now gets its stored value
             assertThat(payments.refund(order)).isEqualTo(first);
             assertThat(payments.effects(order.id(), "refund")).isEqualTo(1);
-            assertThat(conflicts.of("method " + Payments.class.getName() + "#refund")).isPositive();
+            assertThat(conflicts.of("method " + Payments.class.getName() + "#refund(" + Order.class.getName() + ")")).isPositive();
         } finally {
             gate.countDown();
             pool.shutdownNow();
@@ -180,6 +183,125 @@ class IdempotentMethodTest {
         assertThatThrownBy(() -> payments.flaky(null))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("key expression '#p0' gave null");
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void overloadedMethodsHaveTheirOwnDefaultScopes(Backend backend) throws Exception {
+        Payments payments = payments(backend);
+        String id = "order-" + UUID.randomUUID();
+        Receipt charged = payments.charge(new Order(id, 100));
+        Receipt refunded = payments.charge(new Refund(id, 30));
+
+        assertThat(refunded.amount()).as("the refund ran, not a replay of the charge").isEqualTo(-30);
+        assertThat(charged.amount()).isEqualTo(100);
+        assertThat(payments.effects(id, "charge")).isEqualTo(1);
+        assertThat(payments.effects(id, "charge-refund")).isEqualTo(1);
+        assertThat(payments.charge(new Refund(id, 30))).isEqualTo(refunded);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void twoBeansOfOneClassHaveTheirOwnDefaultScopesAndTheKeyExpressionSeesTheTarget(Backend backend) {
+        Ledger eur = app(backend).getBean("eurLedger", Ledger.class);
+        Ledger usd = app(backend).getBean("usdLedger", Ledger.class);
+        String entry = "entry-" + UUID.randomUUID();
+
+        assertThat(eur.post(entry)).isEqualTo("EUR " + entry);
+        assertThat(usd.post(entry)).as("the USD ledger ran, not a replay of the EUR one").isEqualTo("USD " + entry);
+        assertThat(eur.post(entry)).isEqualTo("EUR " + entry);
+        // One explicit scope for both: the key expression's #root.target tells them apart.
+        assertThat(eur.reverse(entry)).isEqualTo("EUR reversed " + entry);
+        assertThat(usd.reverse(entry)).isEqualTo("USD reversed " + entry);
+        assertThat(usd.reverse(entry)).isEqualTo("USD reversed " + entry);
+        assertThat(eur.posts()).isEqualTo(2);
+        assertThat(usd.posts()).isEqualTo(2);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void aReturnValueThatCannotBeEncodedIsAFailureAfterTheEffectForEveryCaller(Backend backend) {
+        Payments payments = payments(backend);
+        String id = "order-" + UUID.randomUUID();
+        for (int call = 1; call <= 3; call++) {
+            assertThatThrownBy(() -> payments.cyclic(id))
+                    .as("call %d", call)
+                    .isInstanceOf(IdempotentMethodResultNotStoredException.class)
+                    .hasMessageContaining(Payments.class.getName() + "#cyclic")
+                    .hasMessageContaining("JSON")
+                    .hasMessageNotContaining(id);
+        }
+        assertThat(payments.effects(id, "cyclic")).as("the method ran once; the key was not given back").isEqualTo(1);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void aReturnValueOverTheResponseCapIsAFailureAfterTheEffectForEveryCaller(Backend backend) {
+        Payments payments = payments(backend);
+        String id = "order-" + UUID.randomUUID();
+        int overTheCap = 1_200_000; // idem.max-response-bytes is 1 MB
+        for (int call = 1; call <= 3; call++) {
+            assertThatThrownBy(() -> payments.large(id, overTheCap))
+                    .as("call %d", call)
+                    .isInstanceOf(IdempotentMethodResultNotStoredException.class)
+                    .hasMessageContaining(Payments.class.getName() + "#large")
+                    .hasMessageContaining("over the cap of 1048576 bytes")
+                    .hasMessageNotContaining(id);
+        }
+        assertThat(payments.effects(id, "large")).isEqualTo(1);
+        String small = "order-" + UUID.randomUUID();
+        assertThat(payments.large(small, 10)).isEqualTo("x".repeat(10));
+        assertThat(payments.large(small, 10)).isEqualTo("x".repeat(10));
+        assertThat(payments.effects(small, "large")).isEqualTo(1);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void equalMapArgumentsInAnotherOrderHaveTheSameFingerprint(Backend backend) {
+        Payments payments = payments(backend);
+        String id = "order-" + UUID.randomUUID();
+        Map<String, String> ab = new LinkedHashMap<>();
+        ab.put("a", "1");
+        ab.put("b", "2");
+        Map<String, String> ba = new LinkedHashMap<>();
+        ba.put("b", "2");
+        ba.put("a", "1");
+
+        Receipt first = payments.tag(id, ab);
+        assertThat(payments.tag(id, ba)).as("replayed, not a mismatch").isEqualTo(first);
+        assertThat(payments.effects(id, "tag")).isEqualTo(1);
+        assertThatThrownBy(() -> payments.tag(id, Map.of("a", "1", "b", "3"))).isInstanceOf(IdempotentMethodMismatchException.class);
+    }
+
+    @Test
+    void aFingerprintMapWhoseKeysCannotBeSortedFailsTheCallBeforeItRuns() {
+        Payments payments = payments(Backend.SQLITE);
+        String id = "order-" + UUID.randomUUID();
+        Map<Object, String> mixed = new LinkedHashMap<>();
+        mixed.put("a", "secret-value");
+        mixed.put(1, "1");
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        Map<String, String> attributes = (Map) mixed;
+
+        assertThatThrownBy(() -> payments.tag(id, attributes))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(Payments.class.getName() + "#tag: the fingerprint '#attributes' could not be written")
+                .hasMessageNotContaining("secret-value")
+                .hasMessageNotContaining(id);
+        assertThat(payments.effects(id, "tag")).isZero();
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void theFirstCallerGetsWhatWasStoredNotAnObjectTheServiceChangesLater(Backend backend) {
+        Payments payments = payments(backend);
+        String id = "order-" + UUID.randomUUID();
+        List<String> first = payments.items(id);
+        payments.lastItems().add("added-after-return");
+
+        assertThat(first).containsExactly("a");
+        assertThat(payments.items(id)).isEqualTo(first);
+        assertThat(payments.effects(id, "items")).isEqualTo(1);
     }
 
     static void awaitUntil(java.util.function.BooleanSupplier condition, String what) throws InterruptedException {

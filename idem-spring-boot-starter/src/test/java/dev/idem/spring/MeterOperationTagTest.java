@@ -55,7 +55,7 @@ class MeterOperationTagTest {
             assertThat(registry.get(MicrometerIdemListener.CLAIMS).tags("outcome", "acquired", "operation", "POST /orders/{id}/pay")
                     .counter().count()).isEqualTo(2);
             assertThat(registry.get(MicrometerIdemListener.CLAIMS)
-                    .tags("outcome", "replayed", "operation", Quotes.class.getName() + "#quote").counter().count()).isEqualTo(2);
+                    .tags("outcome", "replayed", "operation", Quotes.class.getName() + "#quote(java.lang.String)").counter().count()).isEqualTo(2);
             for (Meter meter : registry.find(MicrometerIdemListener.CLAIMS).meters()) {
                 for (Tag tag : meter.getId().getTags()) {
                     assertThat(tag.getValue()).doesNotContain("alice", "bob", "secret-key", "q-1");

@@ -62,7 +62,7 @@ class OpenTelemetryWiringTest {
             assertThat(job.getEvents()).extracting(e -> e.getAttributes().get(OpenTelemetryIdemListener.OUTCOME))
                     .containsExactly("acquired", "replayed");
             for (EventData event : job.getEvents()) {
-                assertThat(event.getAttributes().get(OpenTelemetryIdemListener.OPERATION)).isEqualTo(Greetings.class.getName() + "#greet");
+                assertThat(event.getAttributes().get(OpenTelemetryIdemListener.OPERATION)).isEqualTo(Greetings.class.getName() + "#greet(java.lang.String)");
                 assertThat(event.getAttributes().toString()).doesNotContain("secret-name");
             }
         }); // the context closes the SDK bean

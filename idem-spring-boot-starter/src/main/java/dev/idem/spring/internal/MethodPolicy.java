@@ -12,12 +12,14 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Future;
 import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import org.springframework.context.expression.MethodBasedEvaluationContext;
 import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.ParameterNameDiscoverer;
@@ -27,12 +29,20 @@ import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
 import tools.jackson.databind.JavaType;
+import tools.jackson.databind.SerializationFeature;
+import tools.jackson.databind.deser.AbstractDeserializer;
 import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.ser.impl.UnknownSerializer;
 
 /**
- * One {@link IdempotentMethod}, read and checked once: its scope, its key and fingerprint
+ * One {@link IdempotentMethod} of one bean, read and checked once: its scope, its key and fingerprint
  * expressions, its engine settings and how its return value is stored. Built when the bean is, so a
  * bad annotation fails startup with a message naming the method.
+ *
+ * <p>The default scope is {@code [beanName:]class#method(parameter types)}: the parameter types keep
+ * overloads apart, and the bean's name leads when several beans share the class. Neither a class
+ * nor a parameter type name can contain {@code :}, {@code #} or {@code (}, so the text names one
+ * bean method.
  */
 public final class MethodPolicy {
     private static final SpelExpressionParser PARSER = new SpelExpressionParser();
@@ -42,10 +52,18 @@ public final class MethodPolicy {
     private static final Pattern INDEXED = Pattern.compile("[pa][0-9]+");
     /** The principal part of every method scope: keeps them apart from HTTP scopes ({@code user:…}, {@code credential:…}). */
     private static final String PRINCIPAL = "method";
+    /**
+     * Marks a record whose method ran but whose return value could not be stored; its value is the
+     * reason. Status 200, the status of every stored method result, so any failure policy that
+     * stores method results stores it too.
+     */
+    private static final String NOT_STORED = "Idem-Method-Result-Not-Stored";
 
+    private final Class<?> type;
     private final Method method;
     private final String where;
     private final Scope scope;
+    private final boolean defaultScope;
     private final String keyText;
     private final Expression key;
     private final List<String> fingerprintTexts;
@@ -55,11 +73,13 @@ public final class MethodPolicy {
     private volatile Idem engine;
     private volatile JavaType returnType;
 
-    private MethodPolicy(Class<?> type, Method method, IdempotentMethod annotation, EngineVariants variants) {
+    private MethodPolicy(Class<?> type, String beanName, Method method, IdempotentMethod annotation, EngineVariants variants) {
+        this.type = type;
         this.method = method;
         this.where = "@IdempotentMethod on " + type.getName() + "#" + method.getName();
         refuseAsync(method, where);
-        String scopeName = annotation.scope().isBlank() ? type.getName() + "#" + method.getName() : annotation.scope().trim();
+        this.defaultScope = annotation.scope().isBlank();
+        String scopeName = defaultScope ? defaultScope(beanName, type, method) : annotation.scope().trim();
         try {
             this.scope = Scope.of(PRINCIPAL, scopeName);
         } catch (IllegalArgumentException e) {
@@ -84,12 +104,18 @@ public final class MethodPolicy {
     /**
      * Reads {@code method}'s annotation.
      *
-     * @param type the bean's class (the user class, not a proxy's), for the default scope and messages
+     * @param type     the bean's class (the user class, not a proxy's), for the default scope and messages
+     * @param beanName the bean's name when the default scope must name it (several beans share the class), else null
      * @throws IllegalStateException naming the method if an expression, a duration or the return type is not usable
      */
-    public static MethodPolicy of(Class<?> type, Method method, IdempotentMethod annotation, IdemProperties properties,
-                                  PropertyResolver placeholders) {
-        return new MethodPolicy(type, method, annotation, new EngineVariants(properties, placeholders));
+    public static MethodPolicy of(Class<?> type, String beanName, Method method, IdempotentMethod annotation,
+                                  IdemProperties properties, PropertyResolver placeholders) {
+        return new MethodPolicy(type, beanName, method, annotation, new EngineVariants(properties, placeholders));
+    }
+
+    private static String defaultScope(String beanName, Class<?> type, Method method) {
+        String parameters = Arrays.stream(method.getParameterTypes()).map(Class::getTypeName).collect(Collectors.joining(","));
+        return (beanName == null ? "" : beanName + ":") + type.getName() + "#" + method.getName() + "(" + parameters + ")";
     }
 
     private static void refuseAsync(Method method, String where) {
@@ -98,6 +124,46 @@ public final class MethodPolicy {
                 || returned.getName().startsWith("org.reactivestreams.") || returned.getName().startsWith("reactor.core.publisher.")) {
             throw new IllegalStateException(where + ": returns " + returned.getName() + ", whose work ends after the method"
                     + " returns; an idempotent method must finish its work before it returns");
+        }
+    }
+
+    /**
+     * Refuses a return type whose stored JSON would not read back as the value the method returned:
+     * {@code Object} (or {@code Object} elements), which reads back as whatever the JSON holds (a map,
+     * a list); an interface or abstract class Jackson cannot instantiate (no type information); a
+     * class without properties Jackson sees, stored as {@code {}}. Containers ({@code List},
+     * {@code Set}, {@code Map}, arrays, {@code Optional}) are checked by their element types. What
+     * passes may still fail to read back (a class without a creator Jackson can use): the first run
+     * finds that out, see {@link #stored}.
+     *
+     * @throws IllegalStateException naming the method, the return type and the fix
+     */
+    public void checkReturnType(JsonMapper mapper) {
+        if (!returnsVoid) {
+            checkReadable(returnType(mapper), mapper);
+        }
+    }
+
+    private void checkReadable(JavaType part, JsonMapper mapper) {
+        if (part.isContainerType() || part.isReferenceType()) {
+            checkReadable(part.getContentType(), mapper);
+            return;
+        }
+        String problem = null;
+        // Jackson's own lookups (public, if underscored): the deserializer and serializer it would use.
+        if (part.getRawClass() == Object.class) {
+            problem = "reads back as whatever the JSON holds (a map, a list, a string), not the object returned";
+        } else if (mapper._deserializationContext().findRootValueDeserializer(part) instanceof AbstractDeserializer) {
+            problem = "is an interface or abstract class, which Jackson cannot instantiate without type information";
+        } else if (mapper._serializationContext().findValueSerializer(part) instanceof UnknownSerializer) {
+            problem = "has no properties Jackson sees, so it would be stored as {}";
+        }
+        if (problem != null) {
+            String declared = returnType(mapper).toCanonical();
+            throw new IllegalStateException(where + ": returns " + declared + ", whose stored value cannot be read back: "
+                    + part.toCanonical() + " " + problem + "; declare a concrete return type whose properties round-trip"
+                    + " through JSON (a record, a class with getters and a creator Jackson can use, a String, a number),"
+                    + " or give the type @JsonTypeInfo");
         }
     }
 
@@ -155,35 +221,104 @@ public final class MethodPolicy {
         return scope;
     }
 
-    /** The key of one call. */
-    public IdempotencyKey key(Object[] arguments) {
-        Object value = key.getValue(context(arguments));
+    /** Whether the scope is the default one (made of bean, class and method), not the annotation's {@code scope}. */
+    public boolean hasDefaultScope() {
+        return defaultScope;
+    }
+
+    /** The bean's class (the user class). */
+    public Class<?> type() {
+        return type;
+    }
+
+    public Method method() {
+        return method;
+    }
+
+    /**
+     * The key of one call.
+     *
+     * @param root the expressions' root object ({@code #root.target}, {@code #root.args}, …)
+     */
+    public IdempotencyKey key(Object root, Object[] arguments) {
+        Object value = key.getValue(context(root, arguments));
         if (value == null) {
             throw new IllegalArgumentException(where + ": the key expression '" + keyText + "' gave null");
         }
         return IdempotencyKey.of(value.toString());
     }
 
-    /** The fingerprint of one call: each expression's value as JSON. */
-    public Fingerprint fingerprint(Object[] arguments, JsonMapper mapper) {
+    /**
+     * The fingerprint of one call: each expression's value as JSON, map entries sorted by key (so
+     * equal maps in another iteration order are the same request).
+     */
+    public Fingerprint fingerprint(Object root, Object[] arguments, JsonMapper mapper) {
         if (fingerprint.isEmpty()) {
             return Fingerprint.none();
         }
-        EvaluationContext context = context(arguments);
+        EvaluationContext context = context(root, arguments);
+        var writer = mapper.writer().with(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS);
         Fingerprint.Builder builder = Fingerprint.builder();
         for (int i = 0; i < fingerprint.size(); i++) {
-            builder.part(fingerprintTexts.get(i), mapper.writeValueAsBytes(fingerprint.get(i).getValue(context)));
+            byte[] json;
+            try {
+                json = writer.writeValueAsBytes(fingerprint.get(i).getValue(context));
+            } catch (RuntimeException e) {
+                // E.g. a map whose keys are not of one comparable type cannot be sorted. The class only: no argument's value.
+                throw new IllegalArgumentException(where + ": the fingerprint '" + fingerprintTexts.get(i)
+                        + "' could not be written as JSON with map entries sorted by key (" + e.getClass().getName()
+                        + "); nothing ran", e);
+            }
+            builder.part(fingerprintTexts.get(i), json);
         }
         return builder.build();
     }
 
-    private EvaluationContext context(Object[] arguments) {
-        return new MethodBasedEvaluationContext(null, method, arguments, NAMES);
+    private EvaluationContext context(Object root, Object[] arguments) {
+        return new MethodBasedEvaluationContext(root, method, arguments, NAMES);
     }
 
-    /** The stored form of a return value: 200 with its JSON, or 204 for a void method. */
-    public StoredResponse encode(Object value, JsonMapper mapper) {
-        return returnsVoid ? StoredResponse.of(204, new byte[0]) : StoredResponse.of(200, mapper.writeValueAsBytes(value));
+    /** A return value as stored, and the value the first caller gets: a copy read back from the stored bytes. */
+    public record Stored(StoredResponse response, Object copy) {
+    }
+
+    /**
+     * The stored form of a return value the method just returned: 200 with its JSON (204 for a void
+     * method), with the copy a replay would read. If it cannot be stored — encoding fails, the JSON
+     * is over {@code maxBytes}, or it does not read back as the return type — a not-stored marker
+     * instead: the method ran, so the key must not be given back. Never throws for the value.
+     */
+    public Stored stored(Object value, JsonMapper mapper, int maxBytes) {
+        if (returnsVoid) {
+            return new Stored(StoredResponse.of(204, new byte[0]), null);
+        }
+        byte[] json;
+        try {
+            json = mapper.writeValueAsBytes(value);
+        } catch (RuntimeException | StackOverflowError e) {
+            // The class only: Jackson's message may quote the value.
+            return notStored("encoding it as JSON failed with " + e.getClass().getName());
+        }
+        if (json.length > maxBytes) {
+            return notStored("its JSON is " + json.length + " bytes, over the cap of " + maxBytes + " bytes (idem.max-response-bytes)");
+        }
+        Object copy;
+        try {
+            copy = mapper.readValue(json, returnType(mapper));
+        } catch (RuntimeException e) {
+            return notStored("its JSON does not read back as " + returnType(mapper).toCanonical() + " (" + e.getClass().getName() + ")");
+        }
+        return new Stored(StoredResponse.of(200, json), copy);
+    }
+
+    private static Stored notStored(String reason) {
+        return new Stored(StoredResponse.of(200, Map.of(NOT_STORED, List.of(reason)), new byte[0]), null);
+    }
+
+    /** Why the method's return value was not stored, if {@code stored} is a not-stored marker; else null. */
+    public static String notStoredReason(StoredResponse stored) {
+        List<String> reason = stored.headers().get(NOT_STORED);
+        return reason == null || reason.isEmpty() ? null : reason.get(0);
     }
 
     /** A stored return value read back as the method's generic return type ({@code null} for void). */
@@ -191,12 +326,16 @@ public final class MethodPolicy {
         if (returnsVoid) {
             return null;
         }
-        JavaType type = returnType;
-        if (type == null) {
-            type = mapper.getTypeFactory().constructType(method.getGenericReturnType());
-            returnType = type;
+        return mapper.readValue(stored.body(), returnType(mapper));
+    }
+
+    private JavaType returnType(JsonMapper mapper) {
+        JavaType resolved = returnType;
+        if (resolved == null) {
+            resolved = mapper.getTypeFactory().constructType(method.getGenericReturnType());
+            returnType = resolved;
         }
-        return mapper.readValue(stored.body(), type);
+        return resolved;
     }
 
     @Override

@@ -59,7 +59,23 @@ public final class SpringTransactionalRunners implements TransactionalRunners {
         }
         TransactionalIdem tx = TransactionalIdem.of(idem);
         DataSource dataSource = tx.dataSource();
-        return new Runner(tx, dataSource, template(dataSource, "@Idempotent(transactional = true) on " + where, "the idem store's"));
+        return new Runner(tx, dataSource, template(dataSource, "@Idempotent(transactional = true) on " + where, "the idem store's"), false);
+    }
+
+    /**
+     * The runner of an {@code @IdempotentMethod} called inside its caller's transaction, which the
+     * template joins: the claim, the method's writes and the stored result commit or roll back with
+     * that transaction. Unlike an endpoint's, a replay leaves the caller's transaction as it is: the
+     * claim that found a completed record wrote nothing, and the caller's own work must not fail
+     * because the method had run before.
+     *
+     * @param where the method, {@code "@IdempotentMethod on Class#method"}, for messages
+     * @throws IllegalArgumentException if {@code idem}'s store is not the JDBC store
+     */
+    public RequestRunner joiningRunner(Idem idem, String where) {
+        TransactionalIdem tx = TransactionalIdem.of(idem);
+        DataSource dataSource = tx.dataSource();
+        return new Runner(tx, dataSource, template(dataSource, where, "the idem store's"), true);
     }
 
     /**
@@ -102,7 +118,9 @@ public final class SpringTransactionalRunners implements TransactionalRunners {
         return ReflectionUtils.invokeMethod(getter, manager) == dataSource;
     }
 
-    private record Runner(TransactionalIdem tx, DataSource dataSource, TransactionTemplate template) implements RequestRunner {
+    /** @param replayKeepsTransaction whether a replay leaves the transaction to commit (else it is marked rollback-only) */
+    private record Runner(TransactionalIdem tx, DataSource dataSource, TransactionTemplate template,
+                          boolean replayKeepsTransaction) implements RequestRunner {
         /**
          * As the contract asks, a failure of the database behind the transaction — no connection for
          * it, a commit or rollback that failed — reaches the filter as a {@link StoreException}: the
@@ -123,7 +141,8 @@ public final class SpringTransactionalRunners implements TransactionalRunners {
                 try {
                     // No Execution: the whole request is one transaction, there is nothing to resume.
                     Outcome outcome = tx.join(connection, scope, key, fingerprint, c -> handler.run(null));
-                    if (!TransactionalIdem.shouldCommit(outcome)) {
+                    boolean keep = replayKeepsTransaction && outcome instanceof Outcome.Replayed;
+                    if (!TransactionalIdem.shouldCommit(outcome) && !keep) {
                         status.setRollbackOnly();
                     }
                     return outcome;

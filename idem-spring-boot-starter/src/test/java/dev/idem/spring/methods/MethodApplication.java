@@ -25,6 +25,17 @@ public class MethodApplication {
         return application.run(arguments);
     }
 
+    /** Two beans of one class: their default scopes differ by the bean's name. */
+    @Bean
+    Ledger eurLedger() {
+        return new Ledger("EUR");
+    }
+
+    @Bean
+    Ledger usdLedger() {
+        return new Ledger("USD");
+    }
+
     /** Counts the engine's in-progress answers per scope, so a test knows when callers are waiting. */
     @Bean
     Conflicts conflicts() {

@@ -7,7 +7,9 @@ import dev.idem.spring.IdempotentMethod;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -40,6 +42,18 @@ public class Payments {
     public record Receipt(String orderId, long amount, String chargeId, int attempt, boolean resumed, long pid) {
     }
 
+    public record Refund(String id, long amount) {
+    }
+
+    /** A node of a linked structure: two of them pointing at each other cannot be encoded as JSON. */
+    public static final class Node {
+        public String name;
+        public Node next;
+    }
+
+    /** The list {@link #items} returned last, as the service keeps it. */
+    private volatile List<String> lastItems;
+
     /** Runs once per order id; a repeat with another amount is refused. Blocks while {@link #block()} is in force. */
     @IdempotentMethod(key = "#order.id", fingerprint = "#order.amount", inFlight = Idempotent.InFlight.WAIT, maxWait = "60s")
     public Receipt charge(Order order) throws InterruptedException {
@@ -60,6 +74,53 @@ public class Payments {
             throw new IllegalStateException("the test never opened the gate");
         }
         return new Receipt(order.id(), -order.amount(), UUID.randomUUID().toString(), 1, false, ProcessHandle.current().pid());
+    }
+
+    /** An overload of {@link #charge(Order)}: its own default scope, so the same id is another call. */
+    @IdempotentMethod(key = "#refund.id")
+    public Receipt charge(Refund refund) {
+        effect(refund.id(), "charge-refund");
+        return new Receipt(refund.id(), -refund.amount(), UUID.randomUUID().toString(), 1, false, ProcessHandle.current().pid());
+    }
+
+    /** Runs, then returns a cyclic graph, which cannot be stored. */
+    @IdempotentMethod(key = "#orderId")
+    public Node cyclic(String orderId) {
+        effect(orderId, "cyclic");
+        Node a = new Node();
+        Node b = new Node();
+        a.name = "a";
+        b.name = "b";
+        a.next = b;
+        b.next = a;
+        return a;
+    }
+
+    /** Runs, then returns {@code size} characters, which may be over {@code idem.max-response-bytes}. */
+    @IdempotentMethod(key = "#orderId")
+    public String large(String orderId, int size) {
+        effect(orderId, "large");
+        return "x".repeat(size);
+    }
+
+    /** Identified by its attributes too: equal maps in another order are the same request. */
+    @IdempotentMethod(key = "#orderId", fingerprint = "#attributes")
+    public Receipt tag(String orderId, Map<String, String> attributes) {
+        effect(orderId, "tag");
+        return new Receipt(orderId, attributes.size(), UUID.randomUUID().toString(), 1, false, ProcessHandle.current().pid());
+    }
+
+    /** Returns a list the service keeps and may change after returning it. */
+    @IdempotentMethod(key = "#orderId")
+    public List<String> items(String orderId) {
+        effect(orderId, "items");
+        List<String> items = new ArrayList<>(List.of("a"));
+        lastItems = items;
+        return items;
+    }
+
+    public List<String> lastItems() {
+        return lastItems;
     }
 
     /** Fails (with a checked exception) while {@link #failNext} has failures left. */
