@@ -437,7 +437,7 @@ public final class NatsKvIdempotencyStore implements IdempotencyStore, AutoClose
             this.connection = connection;
         }
 
-        /** Default {@code idem}. The bucket's name: 1 to 64 letters, digits, {@code _} or {@code -}. */
+        /** The bucket's name: 1 to 64 letters, digits, {@code _} or {@code -}. Default {@code idem}. */
         public Builder bucket(String bucket) {
             if (bucket == null || !BUCKET_NAME.matcher(bucket).matches()) {
                 throw new IllegalArgumentException("bucket name '" + bucket + "' is not 1 to 64 letters, digits, '_' or '-'");
@@ -467,15 +467,19 @@ public final class NatsKvIdempotencyStore implements IdempotencyStore, AutoClose
             return this;
         }
 
-        /** Default {@link ReplicationCheck#REFUSE}. */
+        /**
+         * What {@link #build()} does about a bucket with fewer replicas than the cluster can give, or a
+         * memory-backed one: refuse, warn or nothing. Default {@link ReplicationCheck#REFUSE}.
+         */
         public Builder replicationCheck(ReplicationCheck replicationCheck) {
             this.replicationCheck = Objects.requireNonNull(replicationCheck, "replicationCheck is null");
             return this;
         }
 
         /**
-         * Default 2 s. How long each JetStream request waits for its answer; while the stream elects a
-         * new leader, or has no majority, calls fail with a {@link StoreException} after this long.
+         * How long each JetStream request waits for its answer: 10 ms to 1 min; while the stream elects
+         * a new leader, or has no majority, calls fail with a {@link StoreException} after this long.
+         * Default 2 s.
          */
         public Builder requestTimeout(Duration timeout) {
             Objects.requireNonNull(timeout, "timeout is null");
