@@ -12,4 +12,5 @@ module dev.idem.nats {
     requires transitive io.nats.jnats;
 
     exports dev.idem.nats;
+    exports dev.idem.nats.kv;
 }

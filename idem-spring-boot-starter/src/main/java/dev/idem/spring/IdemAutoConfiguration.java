@@ -5,10 +5,12 @@ import dev.idem.IdemListener;
 import dev.idem.InFlightPolicy;
 import dev.idem.Sweeper;
 import dev.idem.jdbc.JdbcIdempotencyStore;
+import dev.idem.nats.kv.NatsKvIdempotencyStore;
 import dev.idem.redis.RedisIdempotencyStore;
 import dev.idem.spi.IdempotencyStore;
 import dev.idem.spring.internal.CompositeIdemListener;
 import dev.idem.spring.internal.NoIdempotencyStoreException;
+import dev.idem.spring.internal.NatsKvStores;
 import dev.idem.spring.internal.RedisStores;
 import dev.idem.spring.internal.SweeperLifecycle;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -78,6 +80,10 @@ public class IdemAutoConfiguration {
             throw new InvalidConfigurationPropertyValueException("idem.store", "redis",
                     "needs dev.idem:idem-redis (with io.lettuce:lettuce-core) on the class path, or an IdempotencyStore bean");
         }
+        if (chosen == null && properties.getStore() == IdemProperties.Store.NATS_KV) {
+            throw new InvalidConfigurationPropertyValueException("idem.store", "nats-kv",
+                    "needs dev.idem:idem-nats (with io.nats:jnats) on the class path, or an IdempotencyStore bean");
+        }
         if (chosen == null) {
             throw new NoIdempotencyStoreException();
         }
@@ -131,6 +137,30 @@ public class IdemAutoConfiguration {
         @ConditionalOnMissingBean(IdempotencyStore.class)
         RedisIdempotencyStore redisIdempotencyStore(IdemProperties properties) {
             return RedisStores.build(properties.getRedis());
+        }
+    }
+
+    /**
+     * The NATS JetStream key-value store, with {@code idem.store=nats-kv} and idem-nats on the class
+     * path: a connection of its own to {@code idem.nats-kv.servers} (closed with the context) and the
+     * bucket {@code idem.nats-kv.bucket}, created if missing; startup fails on a bucket that would not
+     * survive the loss of a server (unless {@code idem.nats-kv.replication-check} says otherwise).
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "dev.idem.nats.kv.NatsKvIdempotencyStore")
+    @ConditionalOnProperty(name = "idem.store", havingValue = "nats-kv")
+    static class NatsKv {
+
+        @Bean(destroyMethod = "close")
+        @ConditionalOnMissingBean(IdempotencyStore.class)
+        NatsKvStores.Connected idemNatsKvConnection(IdemProperties properties) {
+            return NatsKvStores.connect(properties.getNatsKv());
+        }
+
+        @Bean(destroyMethod = "close")
+        @ConditionalOnMissingBean(IdempotencyStore.class)
+        NatsKvIdempotencyStore natsKvIdempotencyStore(NatsKvStores.Connected connection, IdemProperties properties) {
+            return NatsKvStores.build(connection, properties.getNatsKv());
         }
     }
 

@@ -76,8 +76,9 @@ public class IdemProperties implements InitializingBean {
     private DataSize maxResponseBytes = DataSize.ofMegabytes(1);
 
     /**
-     * Where records live: 'jdbc' in a table on the application's DataSource, or 'redis' on the server
-     * at idem.redis.url (needs dev.idem:idem-redis on the class path).
+     * Where records live: 'jdbc' in a table on the application's DataSource, 'redis' on the server
+     * at idem.redis.url (needs dev.idem:idem-redis on the class path), or 'nats-kv' in a JetStream
+     * key-value bucket on the servers at idem.nats-kv.servers (needs dev.idem:idem-nats).
      */
     private Store store = Store.JDBC;
 
@@ -93,6 +94,8 @@ public class IdemProperties implements InitializingBean {
     private CoalesceCommits coalesceCommits = CoalesceCommits.AUTO;
 
     private final Redis redis = new Redis();
+
+    private final NatsKv natsKv = new NatsKv();
 
     private final Schema schema = new Schema();
 
@@ -123,7 +126,88 @@ public class IdemProperties implements InitializingBean {
         /** A JdbcIdempotencyStore on the application's single DataSource. */
         JDBC,
         /** A RedisIdempotencyStore at idem.redis.url. */
-        REDIS
+        REDIS,
+        /** A NatsKvIdempotencyStore in a JetStream key-value bucket on the servers at idem.nats-kv.servers. */
+        NATS_KV
+    }
+
+    /** Settings of the NATS JetStream key-value store (idem.store=nats-kv). */
+    public static class NatsKv {
+        /** The cluster's servers, as nats:// or tls:// URLs (comma-separated); the connection reconnects to a surviving one. */
+        private List<String> servers = new ArrayList<>(List.of("nats://127.0.0.1:4222"));
+
+        /** The bucket: 1 to 64 letters, digits, '_' or '-'. */
+        private String bucket = "idem";
+
+        /** Replicas of the bucket when the store creates it (it creates a missing bucket, file storage): 1 to 5. */
+        private int replicas = 3;
+
+        /** How long the bucket keeps an entry after its last write, when the store creates it; at least idem.retention plus idem.lease. */
+        private Duration maxAge = Duration.ofDays(2);
+
+        /** 'refuse': startup fails on a bucket with fewer replicas than the cluster can give, or memory storage. 'warn' logs instead; 'skip' does not check. */
+        private ReplicationCheck replicationCheck = ReplicationCheck.REFUSE;
+
+        /** How long each JetStream request waits for its answer; a call fails as retryable after this long. */
+        private Duration requestTimeout = Duration.ofSeconds(2);
+
+        /** What startup does about a bucket that would not survive the loss of a server. */
+        public enum ReplicationCheck {
+            /** Refuse it. */
+            REFUSE,
+            /** Log a warning. */
+            WARN,
+            /** Do not check. */
+            SKIP
+        }
+
+        public List<String> getServers() {
+            return servers;
+        }
+
+        public void setServers(List<String> servers) {
+            this.servers = servers;
+        }
+
+        public String getBucket() {
+            return bucket;
+        }
+
+        public void setBucket(String bucket) {
+            this.bucket = bucket;
+        }
+
+        public int getReplicas() {
+            return replicas;
+        }
+
+        public void setReplicas(int replicas) {
+            this.replicas = replicas;
+        }
+
+        public Duration getMaxAge() {
+            return maxAge;
+        }
+
+        public void setMaxAge(Duration maxAge) {
+            this.maxAge = maxAge;
+        }
+
+        public ReplicationCheck getReplicationCheck() {
+            return replicationCheck;
+        }
+
+        public void setReplicationCheck(ReplicationCheck replicationCheck) {
+            this.replicationCheck = replicationCheck;
+        }
+
+        public Duration getRequestTimeout() {
+            return requestTimeout;
+        }
+
+        public void setRequestTimeout(Duration requestTimeout) {
+            this.requestTimeout = requestTimeout;
+        }
     }
 
     /** Settings of the Redis store (idem.store=redis). */
@@ -566,6 +650,10 @@ public class IdemProperties implements InitializingBean {
 
     public Redis getRedis() {
         return redis;
+    }
+
+    public NatsKv getNatsKv() {
+        return natsKv;
     }
 
     public Schema getSchema() {

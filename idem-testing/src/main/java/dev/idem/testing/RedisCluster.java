@@ -345,7 +345,7 @@ public final class RedisCluster implements AutoCloseable {
         }
     }
 
-    private static Optional<Path> findBinary(String name) {
+    static Optional<Path> findBinary(String name) {
         List<Path> candidates = new ArrayList<>();
         String path = System.getenv("PATH");
         if (path != null) {
@@ -360,7 +360,7 @@ public final class RedisCluster implements AutoCloseable {
         return candidates.stream().filter(Files::isExecutable).findFirst();
     }
 
-    private static void deleteTree(Path dir) {
+    static void deleteTree(Path dir) {
         try (Stream<Path> paths = Files.walk(dir)) {
             paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         } catch (IOException e) {

@@ -4,10 +4,13 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.idem.Idem;
 import dev.idem.jdbc.JdbcIdempotencyStore;
 import dev.idem.jdbc.Sqlite;
+import dev.idem.nats.kv.NatsKvIdempotencyStore;
 import dev.idem.redis.RedisIdempotencyStore;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
+import io.nats.client.Connection;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 
 /** The store samples of docs/stores.md (the JDBC store's is in {@link EngineSamples}). */
@@ -55,6 +58,15 @@ public final class StoreSamples {
         RedisIdempotencyStore store = RedisIdempotencyStore.clusterBuilder(List.of(
                 RedisURI.create(node1), RedisURI.create(node2)))   // any nodes, e.g. "redis://10.0.0.1:6379"; credentials, TLS, timeout apply to all
             .build();                                               // one replica acknowledges every write by default
+        // end sample
+        return store;
+    }
+
+    public static NatsKvIdempotencyStore natsKv(Connection nats) {
+        // sample: stores-nats-kv
+        NatsKvIdempotencyStore store = NatsKvIdempotencyStore.builder(nats)   // a jnats Connection to the cluster's servers
+            .bucket("idem").createBucket(3, Duration.ofDays(2))              // if absent: file storage, 3 replicas, entries kept 2 days
+            .build();                                                        // refuses fewer replicas than the cluster can give
         // end sample
         return store;
     }

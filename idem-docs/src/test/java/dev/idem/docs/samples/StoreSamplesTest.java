@@ -10,11 +10,16 @@ import dev.idem.Outcome;
 import dev.idem.Scope;
 import dev.idem.StoredResponse;
 import dev.idem.jdbc.Dialect;
+import dev.idem.nats.kv.NatsKvIdempotencyStore;
 import dev.idem.redis.RedisIdempotencyStore;
+import dev.idem.testing.NatsCluster;
 import dev.idem.testing.RealServices;
 import dev.idem.testing.RedisCluster;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.nats.client.Connection;
+import io.nats.client.Nats;
+import io.nats.client.Options;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -22,7 +27,7 @@ import java.util.UUID;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
-/** The store samples of docs/stores.md, run as printed on SQLite, the machine's Redis and a real Redis Cluster. */
+/** The store samples of docs/stores.md, run as printed on SQLite, the machine's Redis, a real Redis Cluster and a three-node NATS cluster. */
 class StoreSamplesTest {
     private static final Fingerprint FINGERPRINT = Fingerprint.none();
 
@@ -85,6 +90,21 @@ class StoreSamplesTest {
             assertThat(store.cluster()).isTrue();
             assertThat(store.acknowledgingReplicas()).isEqualTo(1);
             assertThat(runTwice(Idem.builder().store(store).build())).isInstanceOf(Outcome.Replayed.class);
+        }
+    }
+
+    @Test
+    @DisplayName("stores-nats-kv: creates the bucket with three replicas on a three-node cluster, and replays")
+    void natsKv() throws Exception {
+        Options options = new Options.Builder().servers(NatsCluster.shared().clientUrls().toArray(new String[0]))
+                .errorListener(new io.nats.client.ErrorListener() { }).build();
+        try (Connection nats = Nats.connect(options); NatsKvIdempotencyStore store = StoreSamples.natsKv(nats)) {
+            try {
+                assertThat(nats.keyValueManagement().getStatus(store.bucket()).getReplicas()).isEqualTo(3);
+                assertThat(runTwice(Idem.builder().store(store).build())).isInstanceOf(Outcome.Replayed.class);
+            } finally {
+                nats.keyValueManagement().delete(store.bucket());
+            }
         }
     }
 
