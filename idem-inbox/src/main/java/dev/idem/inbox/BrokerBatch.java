@@ -144,6 +144,12 @@ public final class BrokerBatch<D> {
             public boolean ordered() {
                 return broker.ordered();
             }
+
+            @Override
+            public long deliveries(String messageId) {
+                D first = firstById.get(messageId);
+                return first == null ? 0 : broker.deliveries(first);
+            }
         };
     }
 
@@ -240,6 +246,17 @@ public final class BrokerBatch<D> {
                 case FAILED -> redeliver(delivery);
                 default -> throw new IllegalStateException("unknown outcome " + outcome);
             }
+        }
+
+        /**
+         * The broker's own count of the delivery's message, this delivery included (JetStream's
+         * {@code NumDelivered}; a quorum queue's {@code x-delivery-count} plus one); 0 if the broker
+         * keeps none. The inbox quarantines a failing message once this count or its own reaches
+         * {@code maxAttempts}, so deliveries that died with their consumer before the inbox counted
+         * them still count against the limit. By default 0.
+         */
+        default long deliveries(D delivery) {
+            return 0;
         }
 
         /**

@@ -301,10 +301,24 @@ public final class Inbox implements Purgeable {
      *         (processed or dropped before: nothing counted; settle it)
      */
     public InboxOutcome recordFailure(String consumer, InboxMessage message, Throwable cause) {
+        return recordFailure(consumer, message, cause, 0);
+    }
+
+    /**
+     * {@link #recordFailure(String, InboxMessage, Throwable)} for a broker that counts deliveries
+     * itself: the message is quarantined once the inbox's count or {@code deliveries} reaches
+     * {@code maxAttempts}, so deliveries that died with their consumer before the inbox could count
+     * them still count.
+     *
+     * @param deliveries the broker's own count of the message's deliveries, this one included (a quorum
+     *                   queue's {@code x-delivery-count} plus one, JetStream's {@code NumDelivered}); 0 if
+     *                   it keeps none
+     */
+    public InboxOutcome recordFailure(String consumer, InboxMessage message, Throwable cause, long deliveries) {
         InboxNames.checkConsumer(consumer);
         Objects.requireNonNull(message, "message is null");
         Objects.requireNonNull(cause, "cause is null");
-        return inTransaction("record failure", consumer, c -> rows.countFailure(c, consumer, message, cause));
+        return inTransaction("record failure", consumer, c -> rows.countFailure(c, consumer, message, cause, deliveries));
     }
 
     // ---- the quarantine -------------------------------------------------------------------------
@@ -426,6 +440,11 @@ public final class Inbox implements Purgeable {
         void beforeCommit(Connection connection, List<String> settledIds) throws SQLException;
 
         boolean ordered();
+
+        /** The broker's count of deliveries of the message with this id, the current one included; 0 if it keeps none. */
+        default long deliveries(String messageId) {
+            return 0;
+        }
     }
 
     /** Settings of an {@link Inbox}; each setter validates its value. */

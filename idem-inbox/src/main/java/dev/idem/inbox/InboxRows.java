@@ -173,8 +173,14 @@ final class InboxRows {
      * was rolled back. A message the inbox holds as processed or dropped is not counted ({@code DUPLICATE}):
      * its transaction committed after all (the COMMIT reached the database, only its answer was lost) or
      * another delivery processed it; counting it would keep its payload and could quarantine it.
+     *
+     * <p>{@code deliveries} is the broker's own count of the message's deliveries, this one included (0 if
+     * the broker keeps none). It also counts deliveries that died with their consumer before the inbox
+     * could count them, so the message is quarantined once either count reaches the limit, before a
+     * broker-side delivery limit above it drops the message.
      */
-    InboxOutcome countFailure(Connection c, String consumer, InboxMessage message, Throwable cause) throws SQLException {
+    InboxOutcome countFailure(Connection c, String consumer, InboxMessage message, Throwable cause, long deliveries)
+            throws SQLException {
         String id = message.id();
         try {
             Integer state = states(c, consumer, List.of(id)).get(id);
@@ -183,7 +189,7 @@ final class InboxRows {
                 Guard.run("duplicate", () -> listener.duplicate(consumer, id));
                 return InboxOutcome.duplicate(id);
             }
-            int attempts;
+            int counted;
             try (PreparedStatement ps = c.prepareStatement(sql.get("inbox_count_failure"))) {
                 ps.setString(1, consumer);
                 ps.setString(2, id);
@@ -193,14 +199,15 @@ final class InboxRows {
                 ps.setBytes(6, message.payloadUnsafe());
                 ps.setString(7, MessageHeaders.encode(message.headers()));
                 try (ResultSet rs = ps.executeQuery()) {
-                    attempts = rs.next() ? rs.getInt(1) : -1;
+                    counted = rs.next() ? rs.getInt(1) : -1;
                 }
             }
-            if (attempts < 0) {
+            if (counted < 0) {
                 // Another delivery quarantined it meanwhile.
                 c.commit();
                 return InboxOutcome.quarantined(id, 0, cause);
             }
+            int attempts = (int) Math.max(counted, Math.min(deliveries, Integer.MAX_VALUE));
             if (attempts >= maxAttempts && update(c, "inbox_quarantine_claim", consumer, id) == 1) {
                 update(c, "inbox_quarantine_mark", consumer, id);
                 c.commit();

@@ -49,7 +49,7 @@ final class InboxTransaction {
         } catch (Exception e) {
             rethrowLostRace(e);
             Transactions.rollbackQuietly(c, e);
-            return rows.countFailure(c, consumer, message, e);
+            return rows.countFailure(c, consumer, message, e, steps.deliveries(id));
         }
         requireTransaction(c, consumer);
         steps.beforeCommit(c, List.of(id));

@@ -57,9 +57,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * <tr><td>the database failed (nothing committed, nothing counted)</td><td>after a pause, {@code nak}</td></tr>
  * </table>
  *
- * <p>The inbox's durable attempt count is the source of truth; the consumer's {@code MaxDeliver} is
- * a second line for what the inbox cannot count (a database that keeps failing), and must not be
- * below the inbox's {@code maxAttempts}. The message id is the {@code Nats-Msg-Id} header (the same
+ * <p>A failing message is quarantined once the inbox's durable attempt count or JetStream's own
+ * delivery count ({@code NumDelivered}, which also counts deliveries whose consumer died before the
+ * inbox could count them) reaches the inbox's {@code maxAttempts}. The consumer's {@code MaxDeliver}
+ * is a second line for what the inbox cannot count (a database that keeps failing), and must be
+ * above {@code maxAttempts}. The message id is the {@code Nats-Msg-Id} header (the same
  * header the stream deduplicates publishes on), else {@code <stream>:<sequence>}.
  *
  * <p>{@link #start()} creates the durable consumer or updates its settings, binds a pull subscription
@@ -195,6 +197,12 @@ public final class NatsInboxConsumer extends InboxConsumer<Message, NatsInboxCon
         @Override
         public Map<String, String> headers(Message m) {
             return headersOf(m);
+        }
+
+        /** JetStream's NumDelivered: it counts also the deliveries whose consumer died before the inbox counted them. */
+        @Override
+        public long deliveries(Message m) {
+            return m.metaData().deliveredCount();
         }
 
         @Override
@@ -391,8 +399,9 @@ public final class NatsInboxConsumer extends InboxConsumer<Message, NatsInboxCon
 
         /**
          * Deliveries after which JetStream stops redelivering a message: -1 (unlimited, the default)
-         * or at least the inbox's {@code maxAttempts} (checked at {@link #build()}), so the inbox
-         * quarantines a poison message before JetStream gives up on it.
+         * or above the inbox's {@code maxAttempts} (checked at {@link #build()}). The inbox quarantines
+         * a failing message once JetStream's delivery count or its own reaches {@code maxAttempts}; the
+         * deliveries above it are for attempts that die with their consumer.
          */
         public Builder maxDeliver(long maxDeliver) {
             if (maxDeliver != -1 && maxDeliver < 1) {
@@ -453,9 +462,12 @@ public final class NatsInboxConsumer extends InboxConsumer<Message, NatsInboxCon
             if (!missing.isEmpty()) {
                 throw new IllegalStateException("NatsInboxConsumer needs " + String.join(", ", missing));
             }
-            if (maxDeliver != -1 && maxDeliver < inbox().maxAttempts()) {
-                throw new IllegalStateException("maxDeliver " + maxDeliver + " is below the inbox's maxAttempts " + inbox().maxAttempts()
-                        + ": JetStream would stop redelivering a failing message before the inbox quarantines it");
+            int maxAttempts = inbox().maxAttempts();
+            if (maxDeliver != -1 && maxDeliver <= maxAttempts) {
+                throw new IllegalStateException("maxDeliver " + maxDeliver + " is not above the inbox's maxAttempts " + maxAttempts
+                        + ": set maxDeliver to at least " + (maxAttempts + 1) + " (or -1, unlimited), or lower the inbox's maxAttempts;"
+                        + " JetStream must keep a delivery for a poison message whose attempt at the inbox's limit died with its"
+                        + " consumer, else it drops the message unquarantined");
             }
             if (maxAckPending < batchSize) {
                 throw new IllegalStateException("maxAckPending " + maxAckPending + " is below batchSize " + batchSize

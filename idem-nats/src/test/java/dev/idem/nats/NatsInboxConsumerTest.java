@@ -182,7 +182,7 @@ class NatsInboxConsumerTest extends NatsTestSupport {
     @DisplayName("while the database is down nothing is counted and messages are nak'ed; JetStream's MaxDeliver then gives up on them (the second line)")
     void databaseDownFallsBackToMaxDeliver() throws Exception {
         String[] s = stream(Duration.ofMinutes(2));
-        Inbox inbox = inbox(b -> b.maxAttempts(3));
+        Inbox inbox = inbox(b -> b.maxAttempts(2));
         AtomicInteger storeFailures = new AtomicInteger();
         List<Message> advisories = new CopyOnWriteArrayList<>();
         Subscription advisory = nats.subscribe("$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES." + s[0] + ".ledger");
@@ -248,8 +248,10 @@ class NatsInboxConsumerTest extends NatsTestSupport {
         assertThatThrownBy(() -> b.consumerName("led ger")).hasMessageContaining("position 3");
         b.connection(nats).stream("S").durable("d").consumerName("ledger").handler(NatsTestSupport::book);
         assertThatThrownBy(() -> b.maxDeliver(4).build()).isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("maxDeliver 4 is below the inbox's maxAttempts 5");
-        assertThatThrownBy(() -> b.maxDeliver(5).batchSize(500).maxAckPending(100).build()).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("maxDeliver 4 is not above the inbox's maxAttempts 5");
+        assertThatThrownBy(() -> b.maxDeliver(5).build()).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("maxDeliver 5 is not above the inbox's maxAttempts 5").hasMessageContaining("at least 6");
+        assertThatThrownBy(() -> b.maxDeliver(6).batchSize(500).maxAckPending(100).build()).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("maxAckPending 100 is below batchSize 500");
         assertThat(b.maxAckPending(1000).build().toString()).contains("stream=S").contains("durable=d");
     }

@@ -63,11 +63,13 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <h2>The attempt count: the inbox first, the queue's delivery limit second</h2>
  * The inbox counts failed attempts durably, so the count survives consumer restarts and is shared
- * by all consumers of the queue; it is the source of truth. A quorum queue's
- * {@code x-delivery-limit} (see {@link #quorumQueueArguments}) is a useful second line for what the
- * inbox cannot count, a database that keeps failing: set it above the inbox's {@code maxAttempts}
- * (and give the queue a dead-letter exchange), so the inbox quarantines a poison message before the
- * broker dead-letters it.
+ * by all consumers of the queue. On a quorum queue the consumer also trusts the queue's own
+ * {@code x-delivery-count}, which counts the deliveries whose consumer died before the inbox could
+ * count them: a failing message is quarantined once either count reaches {@code maxAttempts}. A
+ * quorum queue's {@code x-delivery-limit} (see {@link #quorumQueueArguments}) is a useful second line
+ * for what the inbox cannot count, a database that keeps failing: set it above the inbox's
+ * {@code maxAttempts} (and give the queue a dead-letter exchange), so the inbox quarantines a poison
+ * message before the broker dead-letters it.
  *
  * <h2>Batches</h2>
  * Deliveries arrive up to {@code prefetch} at a time ({@code basic.qos}); the consumer's
@@ -236,6 +238,15 @@ public final class RabbitInboxConsumer extends InboxConsumer<Delivery, RabbitInb
             return headersOf(d);
         }
 
+        /**
+         * A quorum queue's {@code x-delivery-count} (the earlier deliveries given back, also by a consumer
+         * that died) plus this one; 0 on a queue that keeps no count (a classic queue).
+         */
+        @Override
+        public long deliveries(Delivery d) {
+            return deliveryCount(d.getProperties().getHeaders());
+        }
+
         @Override
         public String missingIdHint() {
             return "no AMQP message-id property and nothing the consumer's MessageIdExtractor accepts; "
@@ -314,6 +325,14 @@ public final class RabbitInboxConsumer extends InboxConsumer<Delivery, RabbitInb
             arrived.clear();
             closeQuietly();
         }
+    }
+
+    /** The header a quorum queue sets on a redelivery: how many deliveries of the message came back before. */
+    static final String DELIVERY_COUNT = "x-delivery-count";
+
+    static long deliveryCount(Map<String, Object> headers) {
+        Object returned = headers == null ? null : headers.get(DELIVERY_COUNT);
+        return returned instanceof Number n && n.longValue() >= 0 ? n.longValue() + 1 : 0;
     }
 
     private static long maxTag(List<Delivery> deliveries) {

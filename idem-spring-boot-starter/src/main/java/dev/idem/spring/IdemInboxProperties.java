@@ -13,7 +13,8 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 public class IdemInboxProperties {
     /**
      * Failed deliveries of one message before it is moved to the quarantine (and acknowledged); a
-     * listener method's failure below it is rethrown to the container, which redelivers.
+     * listener method's failure below it is rethrown to the container, which redelivers it also past
+     * its own retry limit.
      */
     private int maxAttempts = 5;
 

@@ -36,6 +36,14 @@ public interface BrokerAdapter<M> {
     /** Headers the quarantine keeps with the payload, for inspection and replay. */
     Map<String, String> headers(M message);
 
+    /**
+     * The broker's own count of this message's deliveries, this one included, where the broker keeps
+     * one (see {@code BrokerBatch.Broker#deliveries}); 0 if it keeps none. By default 0.
+     */
+    default long deliveries(M message) {
+        return 0;
+    }
+
     /** Completes "it has no message id: …": where an id was looked for, what the publisher should set. */
     String missingIdHint();
 

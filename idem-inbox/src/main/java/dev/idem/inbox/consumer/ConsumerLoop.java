@@ -267,6 +267,11 @@ public final class ConsumerLoop<M> {
         }
 
         @Override
+        public long deliveries(M message) {
+            return adapter.deliveries(message);
+        }
+
+        @Override
         public void refuse(M message, String reason) throws Exception {
             String text = "consumer " + consumer + " refused " + adapter.describe(message) + ": " + reason + ". " + adapter.refusal();
             LOG.log(System.Logger.Level.WARNING, text);

@@ -49,6 +49,25 @@ class ListenerStartupRefusalTest {
     }
 
     @Test
+    void aRabbitRetryThatGivesUpBeforeMaxAttemptsIsRefused() {
+        assertRefused("--ledger.rabbit.queue=refused", "--spring.rabbitmq.listener.simple.retry.enabled=true",
+                "--spring.rabbitmq.listener.simple.retry.max-retries=2", "--idem.inbox.max-attempts=5")
+                .hasMessageContaining("RabbitLedgerListener#on")
+                .hasMessageContaining("tries a failing message 3 times and then rejects it")
+                .hasMessageContaining("idem.inbox.max-attempts (5)")
+                .hasMessageContaining("set spring.rabbitmq.listener.simple.retry.max-retries to at least 4")
+                .hasMessageContaining("lower idem.inbox.max-attempts to 3");
+    }
+
+    @Test
+    void aQuorumQueuesDeliveryLimitNotAboveMaxAttemptsIsRefused() {
+        assertRefused("--ledger.rabbit.queue=refused-quorum", "--ledger.rabbit.delivery-limit=5", "--idem.inbox.max-attempts=5")
+                .hasMessageContaining("RabbitLedgerListener#on")
+                .hasMessageContaining("queue 'refused-quorum' has x-delivery-limit 5, not above idem.inbox.max-attempts (5)")
+                .hasMessageContaining("an x-delivery-limit of at least 6");
+    }
+
+    @Test
     void aListenerWhoseMessageIdCannotBeToldIsRefused() {
         assertRefused("--ledger.payload-only.topic=refused")
                 .hasMessageContaining("PayloadOnlyListener#on")

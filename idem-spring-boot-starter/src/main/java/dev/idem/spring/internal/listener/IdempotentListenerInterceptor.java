@@ -133,7 +133,9 @@ public final class IdempotentListenerInterceptor implements MethodInterceptor {
                 throw cause;  // the database broke a race (deadlock, serialization): redeliver, nothing to count
             }
             if (firsts.size() == 1) {
-                throw failed(listener, elements, firsts.keySet().iterator().next(), firsts.values().iterator().next(), cause);
+                int index = firsts.values().iterator().next();
+                Throwable answer = failed(listener, elements, firsts.keySet().iterator().next(), index, cause);
+                throw answer instanceof Settled ? answer : unsettled(listener, answer, index);
             }
             return oneByOne(listener, invocation, elements, firsts, ack);
         }
@@ -141,12 +143,16 @@ public final class IdempotentListenerInterceptor implements MethodInterceptor {
 
     /**
      * After a batch failed: as the inbox does for its own batches, one transaction per message, so the
-     * failing one is counted and the others commit; a failure that is not quarantined ends the batch
-     * for a redelivery (its committed messages are duplicates then).
+     * failing ones are counted and the others commit, also those behind a failure (a container may
+     * give up on the delivery: what it drops must be settled). Then the first failure that is not
+     * quarantined is named to the container ({@link ListenerBroker#failedInBatch}) for a redelivery
+     * from it; its committed messages are duplicates then.
      */
     private Object oneByOne(ListenerMethod listener, MethodInvocation invocation, List<?> elements, Map<String, Integer> firsts,
                             DeferredAcknowledgement ack) throws Throwable {
         Object last = NOTHING_NEW;
+        Throwable unsettled = null;
+        int unsettledIndex = -1;
         for (Map.Entry<String, Integer> first : firsts.entrySet()) {
             Map<String, Integer> one = Map.of(first.getKey(), first.getValue());
             MethodInvocation copy = ((ProxyMethodInvocation) invocation).invocableClone(invocation.getArguments().clone());
@@ -159,12 +165,25 @@ public final class IdempotentListenerInterceptor implements MethodInterceptor {
                     throw cause;
                 }
                 Throwable answer = failed(listener, elements, first.getKey(), first.getValue(), cause);
-                if (!(answer instanceof Settled)) {
-                    throw answer;
+                if (!(answer instanceof Settled) && unsettled == null) {
+                    unsettled = answer;
+                    unsettledIndex = first.getValue();
                 }
             }
         }
+        if (unsettled != null) {
+            throw unsettled(listener, unsettled, unsettledIndex);
+        }
         return last;
+    }
+
+    /**
+     * What is thrown for a message the inbox has not settled: noted as such for the container's error
+     * handler, and for a batch listener naming the message's index (also in a batch of one).
+     */
+    private static Throwable unsettled(ListenerMethod listener, Throwable cause, int index) {
+        UnsettledFailures.remember(cause);
+        return listener.batch() ? UnsettledFailures.remember(listener.broker().failedInBatch(cause, index)) : cause;
     }
 
     /**
@@ -174,7 +193,8 @@ public final class IdempotentListenerInterceptor implements MethodInterceptor {
      */
     private Throwable failed(ListenerMethod listener, List<?> elements, String id, int index, Throwable cause) {
         byte[] payload = listener.broker().payload(elements.get(index));
-        InboxOutcome outcome = inbox.get().recordFailure(listener.consumer(), InboxMessage.of(id, payload), cause);
+        long deliveries = listener.broker().deliveries(elements.get(index));
+        InboxOutcome outcome = inbox.get().recordFailure(listener.consumer(), InboxMessage.of(id, payload), cause, deliveries);
         if (outcome.status() == InboxOutcome.Status.QUARANTINED) {
             LOG.warn("@IdempotentListener consumer '" + listener.consumer() + "' quarantined a message after "
                     + outcome.attempts() + " failed attempts, the last " + cause.getClass().getName());

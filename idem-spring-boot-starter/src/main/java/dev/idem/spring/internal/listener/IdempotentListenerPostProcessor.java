@@ -99,7 +99,7 @@ public final class IdempotentListenerPostProcessor extends AbstractBeanFactoryAw
             transactions.get();
         }
         for (ListenerMethod method : methods.values()) {
-            method.checkContainer(beans);
+            method.checkContainer(beans, inbox.get().maxAttempts());
         }
     }
 

@@ -36,6 +36,13 @@ public interface ListenerBroker {
     /** The message's content, stored with a quarantined message (empty if it is not text or bytes). */
     byte[] payload(Object element);
 
+    /**
+     * The broker's own count of the message's deliveries, this one included, where it keeps one (a
+     * quorum queue's {@code x-delivery-count} plus one); 0 if it keeps none. The inbox quarantines a
+     * failing message once this count or its own reaches its maximum.
+     */
+    long deliveries(Object element);
+
     /** The broker's {@code messaging.system} name in OpenTelemetry's terms ({@code kafka}, {@code rabbitmq}), for traces. */
     String system();
 
@@ -53,11 +60,12 @@ public interface ListenerBroker {
 
     /**
      * Checks, once while the application starts, what the guarantee needs of the listener's
-     * container and of the method's parameters.
+     * container and of the method's parameters, and that no retry or delivery limit of the container
+     * or the broker gives a failing message up before the inbox quarantines it at {@code maxAttempts}.
      *
      * @throws IllegalStateException naming {@code where} and the setting
      */
-    void check(Method method, String where, boolean batch, ListableBeanFactory beans);
+    void check(Method method, String where, boolean batch, int maxAttempts, ListableBeanFactory beans);
 
     /**
      * The acknowledgement argument to hand to the method, deferring what the method does with it
@@ -65,6 +73,13 @@ public interface ListenerBroker {
      * the method's arguments (where a delivery tag may be found).
      */
     DeferredAcknowledgement defer(Object acknowledgement, List<?> elements, Object[] args);
+
+    /**
+     * What a batch listener throws when the message at {@code index} of the delivery failed and is not
+     * settled, while the others were processed: the container redelivers from it (spring-kafka's
+     * {@code BatchListenerFailedException}), or the cause itself where the container knows no index.
+     */
+    Throwable failedInBatch(Throwable cause, int index);
 
     /** The exception for a message without a usable id: the container must not redeliver it forever. */
     RuntimeException unidentified(String message);

@@ -33,9 +33,9 @@ public record ListenerMethod(Method method, String where, String consumer, boole
     /** No constructors, no type references, no assignments: an id expression only reads the message. */
     private static final EvaluationContext READ_ONLY = SimpleEvaluationContext.forReadOnlyDataBinding().withInstanceMethods().build();
 
-    /** Checks what the guarantee needs of the listener's container; once all singletons exist. */
-    public void checkContainer(ListableBeanFactory beans) {
-        broker.check(method, where, batch, beans);
+    /** Checks what the guarantee needs of the listener's container, with the inbox's maximum attempts; once all singletons exist. */
+    public void checkContainer(ListableBeanFactory beans, int maxAttempts) {
+        broker.check(method, where, batch, maxAttempts, beans);
     }
 
     /**

@@ -20,6 +20,13 @@ import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.kafka.config.AbstractKafkaListenerContainerFactory;
+import org.springframework.kafka.config.KafkaListenerConfigUtils;
+import org.springframework.kafka.config.KafkaListenerEndpointRegistry;
+import org.springframework.kafka.listener.AbstractMessageListenerContainer;
+import org.springframework.kafka.listener.BatchListenerFailedException;
+import org.springframework.kafka.listener.CommonErrorHandler;
+import org.springframework.kafka.listener.DefaultErrorHandler;
+import org.springframework.kafka.listener.MessageListenerContainer;
 import org.springframework.kafka.support.Acknowledgment;
 import org.springframework.messaging.Message;
 
@@ -32,6 +39,8 @@ import org.springframework.messaging.Message;
 public final class KafkaListenerBroker implements ListenerBroker {
     /** The bean name spring-kafka uses when a listener names no container factory. */
     static final String DEFAULT_FACTORY = "kafkaListenerContainerFactory";
+    /** The topic of the container made (never started) to read what the factory gives its containers. */
+    private static final String PROBE_TOPIC = "idem-probe";
 
     @Override
     public String name() {
@@ -87,6 +96,12 @@ public final class KafkaListenerBroker implements ListenerBroker {
         return Payloads.bytes(element instanceof Message<?> message ? message.getPayload() : element);
     }
 
+    /** Kafka keeps no delivery count: the inbox's is the only one. */
+    @Override
+    public long deliveries(Object element) {
+        return 0;
+    }
+
     @Override
     public String system() {
         return "kafka";
@@ -125,7 +140,7 @@ public final class KafkaListenerBroker implements ListenerBroker {
     }
 
     @Override
-    public void check(Method method, String where, boolean batch, ListableBeanFactory beans) {
+    public void check(Method method, String where, boolean batch, int maxAttempts, ListableBeanFactory beans) {
         KafkaListener listener = AnnotatedElementUtils.findMergedAnnotation(method, KafkaListener.class);
         String name = listener.containerFactory().isEmpty() ? DEFAULT_FACTORY : listener.containerFactory();
         if (!beans.containsBean(name) || !(beans.getBean(name) instanceof AbstractKafkaListenerContainerFactory<?, ?, ?> factory)) {
@@ -148,11 +163,47 @@ public final class KafkaListenerBroker implements ListenerBroker {
                     + " database commit; set spring.kafka.consumer.enable-auto-commit=false (the container then commits"
                     + " after the listener returns)");
         }
+        redeliverUnsettled(factory, beans);
+    }
+
+    /**
+     * Wraps the error handler of the factory and of the containers it made already (spring-kafka's
+     * default where the application set none) in {@link UnsettledRedelivery}, so that the handler's
+     * own retry limit never skips a record the inbox has not quarantined.
+     */
+    private static void redeliverUnsettled(AbstractKafkaListenerContainerFactory<?, ?, ?> factory, ListableBeanFactory beans) {
+        AbstractMessageListenerContainer<?, ?> probe = factory.createContainer(PROBE_TOPIC);
+        if (!(probe.getCommonErrorHandler() instanceof UnsettledRedelivery)) {
+            factory.setCommonErrorHandler(redelivering(probe.getCommonErrorHandler()));
+        }
+        if (beans.containsBean(KafkaListenerConfigUtils.KAFKA_LISTENER_ENDPOINT_REGISTRY_BEAN_NAME)
+                && beans.getBean(KafkaListenerConfigUtils.KAFKA_LISTENER_ENDPOINT_REGISTRY_BEAN_NAME) instanceof KafkaListenerEndpointRegistry registry) {
+            for (MessageListenerContainer container : registry.getListenerContainers()) {
+                if (container instanceof AbstractMessageListenerContainer<?, ?> c && !c.isRunning()
+                        && !(c.getCommonErrorHandler() instanceof UnsettledRedelivery)) {
+                    c.setCommonErrorHandler(redelivering(c.getCommonErrorHandler()));
+                }
+            }
+        }
+    }
+
+    private static UnsettledRedelivery redelivering(CommonErrorHandler handler) {
+        return new UnsettledRedelivery(handler == null ? new DefaultErrorHandler() : handler);
     }
 
     @Override
     public DeferredAcknowledgement defer(Object acknowledgement, List<?> elements, Object[] args) {
         return new DeferredKafkaAcknowledgement((Acknowledgment) acknowledgement);
+    }
+
+    /**
+     * The container's error handler commits the offsets before {@code index} and redelivers from it;
+     * the records behind it were processed, and come back as duplicates.
+     */
+    @Override
+    public Throwable failedInBatch(Throwable cause, int index) {
+        return new BatchListenerFailedException("@IdempotentListener: the batch's record at index " + index + " failed"
+                + " and is not quarantined yet; the records after it were processed", cause, index);
     }
 
     @Override

@@ -14,6 +14,7 @@ import java.util.Set;
 import java.util.function.Function;
 import org.springframework.amqp.AmqpRejectAndDontRequeueException;
 import org.springframework.amqp.core.AcknowledgeMode;
+import org.springframework.amqp.core.Queue;
 import org.springframework.amqp.core.MessageProperties;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.amqp.rabbit.listener.AbstractMessageListenerContainer;
@@ -22,6 +23,7 @@ import org.springframework.amqp.rabbit.listener.RabbitListenerContainerFactory;
 import org.springframework.amqp.support.AmqpHeaders;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.env.Environment;
 import org.springframework.messaging.Message;
 
 /**
@@ -36,6 +38,8 @@ public final class RabbitListenerBroker implements ListenerBroker {
     static final String DEFAULT_FACTORY = "rabbitListenerContainerFactory";
     /** The header clients and bridges set when they cannot set the AMQP property, as idem's RabbitMessageIds reads it. */
     static final String MESSAGE_ID_HEADER = "message-id";
+    /** The header a quorum queue sets on a redelivery: how many deliveries of the message came back before. */
+    static final String DELIVERY_COUNT = "x-delivery-count";
     private static final Set<String> ACKNOWLEDGEMENTS = Set.of("basicAck", "basicNack", "basicReject");
 
     @Override
@@ -92,6 +96,15 @@ public final class RabbitListenerBroker implements ListenerBroker {
         return Payloads.bytes(element instanceof Message<?> message ? message.getPayload() : element);
     }
 
+    /** A quorum queue's {@code x-delivery-count} (the deliveries given back before, also by a consumer that died) plus this one. */
+    @Override
+    public long deliveries(Object element) {
+        Object returned = element instanceof org.springframework.amqp.core.Message message
+                ? message.getMessageProperties().getHeader(DELIVERY_COUNT)
+                : element instanceof Message<?> message ? message.getHeaders().get(DELIVERY_COUNT) : null;
+        return returned instanceof Number n && n.longValue() >= 0 ? n.longValue() + 1 : 0;
+    }
+
     @Override
     public String system() {
         return "rabbitmq";
@@ -125,7 +138,7 @@ public final class RabbitListenerBroker implements ListenerBroker {
     }
 
     @Override
-    public void check(Method method, String where, boolean batch, ListableBeanFactory beans) {
+    public void check(Method method, String where, boolean batch, int maxAttempts, ListableBeanFactory beans) {
         AcknowledgeMode mode = acknowledgeMode(method, beans);
         if (mode == AcknowledgeMode.NONE) {
             throw new IllegalStateException("@IdempotentListener on " + where + ": the listener's container uses AcknowledgeMode.NONE,"
@@ -136,6 +149,52 @@ public final class RabbitListenerBroker implements ListenerBroker {
                 || messageIds(method.getParameterTypes()[messageParameter(method)], "") == null)) {
             throw new IllegalStateException("@IdempotentListener on " + where + ": with AcknowledgeMode.MANUAL the method must take"
                     + " the Channel and the Message (one per call, not a batch), so a duplicate can be acknowledged for it");
+        }
+        Environment environment = beans.getBean(Environment.class);
+        checkRetries(where, maxAttempts, environment);
+        checkDeliveryLimits(method, where, maxAttempts, environment, beans);
+    }
+
+    /**
+     * Spring Boot's listener retry tries a message in process and then rejects it without requeue
+     * (dropped, or dead-lettered): it must allow the inbox's attempts, or the inbox never quarantines it.
+     */
+    private static void checkRetries(String where, int maxAttempts, Environment environment) {
+        String prefix = "spring.rabbitmq.listener." + environment.getProperty("spring.rabbitmq.listener.type", "simple").trim()
+                .toLowerCase(java.util.Locale.ROOT) + ".retry.";
+        if (!environment.getProperty(prefix + "enabled", Boolean.class, false)) {
+            return;
+        }
+        long retries = environment.getProperty(prefix + "max-retries", Long.class, 3L);
+        if (retries + 1 < maxAttempts) {
+            throw new IllegalStateException("@IdempotentListener on " + where + ": the listener's retry (" + prefix + "enabled=true)"
+                    + " tries a failing message " + (retries + 1) + " times and then rejects it, dropped or dead-lettered, before"
+                    + " idem.inbox.max-attempts (" + maxAttempts + ") quarantines it: set " + prefix + "max-retries to at least "
+                    + (maxAttempts - 1) + ", lower idem.inbox.max-attempts to " + (retries + 1) + ", or turn the retry off (the inbox"
+                    + " counts the attempts and the broker redelivers)");
+        }
+    }
+
+    /**
+     * A quorum queue declared in the context with an {@code x-delivery-limit} drops (or dead-letters) a
+     * message it delivered that many times plus one: the limit must be above the inbox's attempts, so
+     * that the attempt that quarantines may die with its process and still come again.
+     */
+    private static void checkDeliveryLimits(Method method, String where, int maxAttempts, Environment environment,
+                                            ListableBeanFactory beans) {
+        RabbitListener listener = AnnotatedElementUtils.findMergedAnnotation(method, RabbitListener.class);
+        Set<String> names = new java.util.HashSet<>();
+        for (String queue : listener.queues()) {
+            names.add(environment.resolvePlaceholders(queue));
+        }
+        for (Queue queue : beans.getBeansOfType(Queue.class, false, false).values()) {
+            Object limit = queue.getArguments().get("x-delivery-limit");
+            if (names.contains(queue.getName()) && limit instanceof Number n && n.longValue() <= maxAttempts) {
+                throw new IllegalStateException("@IdempotentListener on " + where + ": queue '" + queue.getName() + "' has"
+                        + " x-delivery-limit " + n + ", not above idem.inbox.max-attempts (" + maxAttempts + "), so the broker may drop"
+                        + " a failing message before the inbox quarantines it: declare the queue with an x-delivery-limit of at least "
+                        + (maxAttempts + 1) + ", or lower idem.inbox.max-attempts");
+            }
         }
     }
 
@@ -166,6 +225,12 @@ public final class RabbitListenerBroker implements ListenerBroker {
     @Override
     public DeferredAcknowledgement defer(Object acknowledgement, List<?> elements, Object[] args) {
         return new DeferredChannel((Channel) acknowledgement, elements);
+    }
+
+    /** spring-rabbit redelivers a batch whole: its processed messages come back as duplicates. */
+    @Override
+    public Throwable failedInBatch(Throwable cause, int index) {
+        return cause;
     }
 
     @Override
