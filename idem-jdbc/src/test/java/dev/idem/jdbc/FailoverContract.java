@@ -145,7 +145,7 @@ abstract class FailoverContract {
             assertThat(errors).as("what callers saw during the switch").allSatisfy(e -> assertThat(e).isInstanceOf(StoreException.class));
             int lost = 0;
             for (String key : acknowledged) {
-                if (!(execute(idem, key) instanceof Outcome.Replayed)) {
+                if (!(answered(idem, key) instanceof Outcome.Replayed)) {
                     lost++;
                 }
             }
@@ -234,7 +234,7 @@ abstract class FailoverContract {
     /** One execution: the charge in a phase, then the response. */
     private Outcome execute(Idem idem, String key) {
         return idem.execute(SCOPE, IdempotencyKey.of(key), FINGERPRINT, execution -> {
-            String charge = execution.phase("charge", () -> {
+            String charge = execution.phase("charge", downstreamKey -> {
                 charges.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
                 return "ch_" + key;
             });
