@@ -86,7 +86,7 @@ public abstract class JdbcComponentBuilder<B extends JdbcComponentBuilder<B>> {
     /** {@link #resolveDialect(String)} on a connection the caller holds. */
     Dialect resolveDialect(Connection c, String component) throws SQLException {
         Dialect chosen = Dialects.resolve(c, dialect);
-        ServerDurability.check(c, chosen, durabilityCheck, component);
+        ServerDurability.check(c, durabilityCheck, component);
         return chosen;
     }
 

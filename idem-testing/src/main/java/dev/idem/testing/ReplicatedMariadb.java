@@ -14,8 +14,8 @@ import java.util.Optional;
 
 /**
  * A MariaDB primary and a replica on loopback, each a {@code mariadbd} of its own (own
- * {@code --datadir}, {@code --port}, {@code --socket}), from one {@code mariadb-install-db} copied
- * before either starts, so the replica follows the primary by GTID from its first transaction.
+ * {@code --datadir}, {@code --port}, {@code --socket}), from one {@code mariadb-install-db} per JVM, copied
+ * for each before either starts, so the replica follows the primary by GTID from its first transaction.
  * Replication is semi-synchronous ({@code rpl_semi_sync_master_enabled} with wait point
  * {@code AFTER_SYNC}: a commit is acknowledged once the replica has it in its relay log) or
  * asynchronous. The binary log is on with {@code sync_binlog = 1} and
@@ -33,6 +33,7 @@ public final class ReplicatedMariadb implements AutoCloseable {
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
     /** How long the primary waits for a replica's acknowledgement before it falls back to asynchronous. */
     private static final int SEMI_SYNC_TIMEOUT_MILLIS = 10_000;
+    private static Path template;
 
     /** Whether a commit on the primary waits for the replica. */
     public enum Replication {
@@ -81,9 +82,9 @@ public final class ReplicatedMariadb implements AutoCloseable {
                 new Node("replica", LocalServer.freePort(), 2));
         try {
             Path log = dir.resolve("commands.log");
-            LocalServer.run(USER, log, TIMEOUT.toSeconds(), install.get().toString(), "--no-defaults", "--datadir=" + dir.resolve("primary"),
-                    "--auth-root-authentication-method=normal", "--skip-test-db", "--skip-name-resolve");
-            LocalServer.run(USER, log, TIMEOUT.toSeconds(), "cp", "-a", dir.resolve("primary").toString(), dir.resolve("replica").toString());
+            Path template = template(install.get());
+            LocalServer.run(USER, log, TIMEOUT.toSeconds(), "cp", "-a", template.toString(), dir.resolve("primary").toString());
+            LocalServer.run(USER, log, TIMEOUT.toSeconds(), "cp", "-a", template.toString(), dir.resolve("replica").toString());
             boolean semi = replication == Replication.SEMI_SYNCHRONOUS;
             List<String> settings = new ArrayList<>(List.of("--rpl-semi-sync-master-enabled=" + (semi ? 1 : 0),
                     "--rpl-semi-sync-master-wait-point=AFTER_SYNC", "--rpl-semi-sync-master-timeout=" + SEMI_SYNC_TIMEOUT_MILLIS));
@@ -226,6 +227,18 @@ public final class ReplicatedMariadb implements AutoCloseable {
             }
             pause();
         }
+    }
+
+    /** One {@code mariadb-install-db} per JVM (seconds on a busy machine), copied for each server; deleted at exit. */
+    private static synchronized Path template(Path install) {
+        if (template == null) {
+            Path dir = LocalServer.folder("idem-mariadb-template-", USER);
+            LocalServer.run(USER, dir.resolve("install.log"), TIMEOUT.toSeconds(), install.toString(), "--no-defaults",
+                    "--datadir=" + dir.resolve("data"), "--auth-root-authentication-method=normal", "--skip-test-db", "--skip-name-resolve");
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> LocalServer.deleteTree(dir), "idem-mariadb-template-delete"));
+            template = dir.resolve("data");
+        }
+        return template;
     }
 
     private static long sequence(String gtidPosition) {

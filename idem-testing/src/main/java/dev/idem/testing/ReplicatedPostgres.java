@@ -32,6 +32,7 @@ public final class ReplicatedPostgres implements AutoCloseable {
     public static final String SERVICE = "postgres-replica";
     private static final String USER = "postgres";
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
+    private static Path template;
 
     /** Whether a commit on the primary waits for the standby. */
     public enum Replication {
@@ -73,8 +74,7 @@ public final class ReplicatedPostgres implements AutoCloseable {
         Server standby = new Server("standby", dir.resolve("standby"), LocalServer.freePort());
         ReplicatedPostgres servers = new ReplicatedPostgres(bin, dir, primary, standby);
         try {
-            LocalServer.run(USER, servers.log(primary), TIMEOUT.toSeconds(), bin.resolve("initdb").toString(), "-D",
-                    primary.data().toString(), "-U", USER, "-A", "trust", "-E", "UTF8", "--no-sync", "--no-instructions");
+            LocalServer.run(USER, servers.log(primary), TIMEOUT.toSeconds(), "cp", "-a", template(bin).toString(), primary.data().toString());
             List<String> options = new ArrayList<>(List.of("wal_level = replica", "max_wal_senders = 5", "max_connections = 60",
                     "shared_buffers = 16MB", "synchronous_standby_names = '" + (replication == Replication.SYNCHRONOUS ? "*" : "") + "'"));
             options.addAll(List.of(settings));
@@ -268,6 +268,18 @@ public final class ReplicatedPostgres implements AutoCloseable {
                 throw new IllegalStateException("interrupted waiting for the " + what, e);
             }
         }
+    }
+
+    /** One {@code initdb} per JVM (the slowest step, seconds on a busy machine), copied for each primary; deleted at exit. */
+    private static synchronized Path template(Path bin) {
+        if (template == null) {
+            Path dir = LocalServer.folder("idem-pg-template-", USER);
+            LocalServer.run(USER, dir.resolve("initdb.log"), TIMEOUT.toSeconds(), bin.resolve("initdb").toString(), "-D",
+                    dir.resolve("data").toString(), "-U", USER, "-A", "trust", "-E", "UTF8", "--no-sync", "--no-instructions");
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> LocalServer.deleteTree(dir), "idem-pg-template-delete"));
+            template = dir.resolve("data");
+        }
+        return template;
     }
 
     private static Path binaries() {

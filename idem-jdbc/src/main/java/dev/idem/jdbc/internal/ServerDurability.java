@@ -1,6 +1,5 @@
 package dev.idem.jdbc.internal;
 
-import dev.idem.jdbc.Dialect;
 import dev.idem.jdbc.DurabilityCheck;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -15,7 +14,7 @@ import java.util.Map;
 /**
  * Reads the database settings that decide whether an acknowledged write survives a crash or a
  * failover, and acts on them as a {@link DurabilityCheck} says. The one place every JDBC component's
- * builder runs this check (SQLite's own settings are checked by {@link Dialects}).
+ * builder runs this check.
  */
 public final class ServerDurability {
     private static final System.Logger LOG = System.getLogger("dev.idem.jdbc.durability");
@@ -42,12 +41,12 @@ public final class ServerDurability {
      *
      * @param component how the message names the component, e.g. "PostgreSQL store"
      */
-    public static void check(Connection c, Dialect dialect, DurabilityCheck policy, String component) throws SQLException {
-        if (policy == DurabilityCheck.SKIP || dialect == Dialect.SQLITE) {
+    public static void check(Connection c, DurabilityCheck policy, String component) throws SQLException {
+        if (policy == DurabilityCheck.SKIP) {
             return;
         }
         List<String> refused = new ArrayList<>();
-        for (Finding finding : findings(c, dialect)) {
+        for (Finding finding : findings(c)) {
             boolean refuse = policy == DurabilityCheck.REQUIRE_SYNCHRONOUS_REPLICATION
                     || policy == DurabilityCheck.REQUIRE_DURABLE && !finding.failoverOnly();
             if (refuse) {
@@ -65,14 +64,21 @@ public final class ServerDurability {
         }
     }
 
-    /** What can lose acknowledged writes on the database {@code c} is connected to; empty if nothing. */
-    public static List<Finding> findings(Connection c, Dialect dialect) throws SQLException {
+    /**
+     * What can lose acknowledged writes on the database {@code c} is connected to; empty if nothing.
+     * Judged by the server's product name, not the builder's dialect: the settings are the server's
+     * (SQLite's are checked by {@link Dialects}, other products are not read).
+     */
+    public static List<Finding> findings(Connection c) throws SQLException {
+        String product = c.getMetaData().getDatabaseProductName().toLowerCase(Locale.ROOT);
         try (Statement st = c.createStatement()) {
-            return switch (dialect) {
-                case POSTGRESQL -> postgres(st);
-                case MARIADB -> mariadb(st);
-                default -> List.of();
-            };
+            if (product.contains("postgresql")) {
+                return postgres(st);
+            }
+            if (product.contains("mariadb")) {
+                return mariadb(st);
+            }
+            return List.of();
         }
     }
 
