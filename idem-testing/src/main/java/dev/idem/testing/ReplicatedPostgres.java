@@ -10,6 +10,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 
@@ -289,7 +290,10 @@ public final class ReplicatedPostgres implements AutoCloseable {
             candidates.add(configured);
         }
         try (var versions = Files.list(Path.of("/usr/lib/postgresql"))) {
-            versions.map(Path::toString).sorted((a, b) -> b.compareTo(a)).forEach(v -> candidates.add(v + "/bin"));
+            // Newest major version first: 15 before 9.6.
+            versions.filter(v -> v.getFileName().toString().matches("\\d+(\\.\\d+)?"))
+                    .sorted(Comparator.comparingDouble((Path v) -> Double.parseDouble(v.getFileName().toString())).reversed())
+                    .forEach(v -> candidates.add(v.resolve("bin").toString()));
         } catch (java.io.IOException e) {
             // No packaged PostgreSQL: only IDEM_PG_BIN can help.
         }
