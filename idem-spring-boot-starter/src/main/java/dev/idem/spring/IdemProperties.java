@@ -94,7 +94,7 @@ public class IdemProperties implements InitializingBean {
     private CoalesceCommits coalesceCommits = CoalesceCommits.AUTO;
 
     /**
-     * What the JDBC store does at start about database settings that can lose acknowledged writes.
+     * What the JDBC store and the inbox do at start about database settings that can lose acknowledged writes.
      * require-durable: refuses fsync, synchronous_commit or full_page_writes off on PostgreSQL, and
      * innodb_flush_log_at_trx_commit other than 1, sync_binlog other than 1 with the binary log on, or
      * innodb_doublewrite off on MariaDB; only warns about a primary whose standbys are all asynchronous.
