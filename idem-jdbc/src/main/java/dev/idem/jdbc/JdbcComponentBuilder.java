@@ -1,8 +1,11 @@
 package dev.idem.jdbc;
 
 import dev.idem.jdbc.internal.Dialects;
+import dev.idem.jdbc.internal.ServerDurability;
 import dev.idem.jdbc.internal.StoreCalls;
 import dev.idem.jdbc.internal.Tables;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.util.Objects;
 import javax.sql.DataSource;
 
@@ -16,6 +19,7 @@ public abstract class JdbcComponentBuilder<B extends JdbcComponentBuilder<B>> {
     private final DataSource dataSource;
     private Dialect dialect;
     private String tableName;
+    private DurabilityCheck durabilityCheck = DurabilityCheck.REQUIRE_DURABLE;
 
     /**
      * @param dialect          the dialect, or null to detect it at {@code build()}
@@ -42,6 +46,17 @@ public abstract class JdbcComponentBuilder<B extends JdbcComponentBuilder<B>> {
         return self();
     }
 
+    /**
+     * What {@code build()} does about database settings that can lose acknowledged writes. Default
+     * {@link DurabilityCheck#REQUIRE_DURABLE}: refuses a server that can lose them on its own
+     * ({@code fsync}, {@code synchronous_commit} off, {@code innodb_flush_log_at_trx_commit} …) and
+     * warns about a primary whose standbys are all asynchronous.
+     */
+    public B durabilityCheck(DurabilityCheck durabilityCheck) {
+        this.durabilityCheck = Objects.requireNonNull(durabilityCheck, "durabilityCheck is null");
+        return self();
+    }
+
     public DataSource dataSource() {
         return dataSource;
     }
@@ -57,14 +72,22 @@ public abstract class JdbcComponentBuilder<B extends JdbcComponentBuilder<B>> {
 
     /**
      * The dialect set, or the one detected on a connection of the data source; on SQLite, after
-     * checking the settings idem relies on.
+     * checking the settings idem relies on; then the durability check.
      *
      * @param component how a failure to connect names the component, e.g. "JDBC inbox"
      * @throws dev.idem.StoreException if the database cannot be reached
-     * @throws IllegalStateException   if SQLite lacks WAL, synchronous=FULL or a busy timeout
+     * @throws IllegalStateException   if SQLite lacks WAL, synchronous=FULL or a busy timeout, or the
+     *                                 database fails the {@linkplain #durabilityCheck durability check}
      */
     protected Dialect resolveDialect(String component) {
-        return StoreCalls.atBuild(dataSource, component, c -> Dialects.resolve(c, dialect));
+        return StoreCalls.atBuild(dataSource, component, c -> resolveDialect(c, component));
+    }
+
+    /** {@link #resolveDialect(String)} on a connection the caller holds. */
+    Dialect resolveDialect(Connection c, String component) throws SQLException {
+        Dialect chosen = Dialects.resolve(c, dialect);
+        ServerDurability.check(c, durabilityCheck, component);
+        return chosen;
     }
 
     @SuppressWarnings("unchecked")

@@ -5,7 +5,6 @@ import dev.idem.LeaseLostException;
 import dev.idem.Scope;
 import dev.idem.StoreException;
 import dev.idem.StoredResponse;
-import dev.idem.jdbc.internal.Dialects;
 import dev.idem.jdbc.internal.HeaderCodec;
 import dev.idem.jdbc.internal.Isolation;
 import dev.idem.jdbc.internal.Migrator;
@@ -582,14 +581,16 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
         /**
          * Builds the store, detecting the dialect if none was set and, on SQLite, checking the
-         * settings idem relies on.
+         * settings idem relies on; then checking the database's durability settings
+         * ({@link #durabilityCheck}).
          *
          * @throws StoreException        if the database cannot be reached
-         * @throws IllegalStateException if SQLite is not in WAL mode with synchronous=FULL and a busy timeout
+         * @throws IllegalStateException if SQLite is not in WAL mode with synchronous=FULL and a busy timeout,
+         *                               or the database fails the durability check
          */
         public JdbcIdempotencyStore build() {
             return StoreCalls.atBuild(dataSource(), "JDBC store", c -> {
-                Dialect chosen = Dialects.resolve(c, configuredDialect());
+                Dialect chosen = resolveDialect(c, "JDBC store");
                 Isolation isolation = Isolation.require(chosen.storeIsolation(), c);
                 return new JdbcIdempotencyStore(dataSource(), chosen, tableName(), responseCache, renewalDataSource, sqlSource, isolation,
                         coalesceCommits == null ? chosen.coalescesCommitsByDefault() : coalesceCommits);

@@ -50,7 +50,8 @@ import org.springframework.context.annotation.Configuration;
 public class IdemAutoConfiguration {
 
     /**
-     * The JDBC store on the application's DataSource ({@code idem.table-name}, {@code idem.coalesce-commits}); its table is created
+     * The JDBC store on the application's DataSource ({@code idem.table-name}, {@code idem.coalesce-commits},
+     * {@code idem.durability-check}); its table is created
      * or upgraded unless {@code idem.schema.initialize=false}.
      */
     @Bean
@@ -58,7 +59,8 @@ public class IdemAutoConfiguration {
     @ConditionalOnProperty(name = "idem.store", havingValue = "jdbc", matchIfMissing = true)
     @ConditionalOnSingleCandidate(DataSource.class)
     public JdbcIdempotencyStore idempotencyStore(DataSource dataSource, IdemProperties properties) {
-        JdbcIdempotencyStore.Builder builder = JdbcIdempotencyStore.builder(dataSource).tableName(properties.getTableName());
+        JdbcIdempotencyStore.Builder builder = JdbcIdempotencyStore.builder(dataSource).tableName(properties.getTableName())
+                .durabilityCheck(properties.getDurabilityCheck());
         switch (properties.getCoalesceCommits()) {
             case ON -> builder.coalesceCommits(true);
             case OFF -> builder.coalesceCommits(false);

@@ -47,7 +47,7 @@ import org.springframework.util.ClassUtils;
 public class IdemListenerAutoConfiguration {
 
     /**
-     * The inbox on the application's DataSource; its tables are created or upgraded unless
+     * The inbox on the application's DataSource ({@code idem.durability-check}); its tables are created or upgraded unless
      * {@code idem.schema.initialize=false}. Lazy: an application without idempotent listeners gets no tables.
      */
     @Bean
@@ -56,7 +56,7 @@ public class IdemListenerAutoConfiguration {
     @ConditionalOnSingleCandidate(DataSource.class)
     public Inbox idemInbox(DataSource dataSource, IdemInboxProperties inbox, IdemProperties properties) {
         Inbox built = Inbox.builder(dataSource).maxAttempts(inbox.getMaxAttempts()).retention(inbox.getRetention())
-                .quarantineError(inbox.getQuarantineError()).build();
+                .quarantineError(inbox.getQuarantineError()).durabilityCheck(properties.getDurabilityCheck()).build();
         if (properties.getSchema().isInitialize()) {
             built.migrate();
         }

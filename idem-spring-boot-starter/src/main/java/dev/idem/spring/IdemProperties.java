@@ -1,5 +1,6 @@
 package dev.idem.spring;
 
+import dev.idem.jdbc.DurabilityCheck;
 import dev.idem.servlet.StoragePolicy;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -92,6 +93,15 @@ public class IdemProperties implements InitializingBean {
      * commits on its own. true and false mean on and off.
      */
     private CoalesceCommits coalesceCommits = CoalesceCommits.AUTO;
+
+    /**
+     * What the JDBC store and the inbox do at start about database settings that can lose acknowledged writes.
+     * require-durable: refuses fsync, synchronous_commit or full_page_writes off on PostgreSQL, and
+     * innodb_flush_log_at_trx_commit other than 1, sync_binlog other than 1 with the binary log on, or
+     * innodb_doublewrite off on MariaDB; only warns about a primary whose standbys are all asynchronous.
+     * require-synchronous-replication: refuses that too. warn: warns about everything. skip: reads nothing.
+     */
+    private DurabilityCheck durabilityCheck = DurabilityCheck.REQUIRE_DURABLE;
 
     private final Redis redis = new Redis();
 
@@ -422,6 +432,7 @@ public class IdemProperties implements InitializingBean {
         }
         notNull("idem.default-policy", defaultPolicy);
         notNull("idem.store", store);
+        notNull("idem.durability-check", durabilityCheck);
         notNull("idem.redis.persistence-check", redis.persistenceCheck);
         notNull("idem.in-flight", inFlight);
         positive("idem.lease", lease);
@@ -636,6 +647,14 @@ public class IdemProperties implements InitializingBean {
 
     public void setCoalesceCommits(CoalesceCommits coalesceCommits) {
         this.coalesceCommits = coalesceCommits;
+    }
+
+    public DurabilityCheck getDurabilityCheck() {
+        return durabilityCheck;
+    }
+
+    public void setDurabilityCheck(DurabilityCheck durabilityCheck) {
+        this.durabilityCheck = durabilityCheck;
     }
 
     /** {@code idem.coalesce-commits}. */

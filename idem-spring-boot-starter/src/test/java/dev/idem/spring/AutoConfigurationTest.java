@@ -281,6 +281,21 @@ class AutoConfigurationTest {
         }
     }
 
+    @ParameterizedTest(name = "idem.durability-check={0} on sessions with synchronous_commit=off: starts {1}")
+    @CsvSource({"require-durable, false", "warn, true", "skip, true"})
+    void theDurabilityCheckPropertyReachesTheStore(String value, boolean starts) throws Exception {
+        try (TestDatabase unsafe = RealServices.postgresWithSessionSettings("synchronous_commit=off")) {
+            web().withBean(DataSource.class, () -> unclosable(unsafe)).withPropertyValues("idem.durability-check=" + value)
+                    .run(context -> {
+                        if (starts) {
+                            assertThat(context).hasNotFailed();
+                        } else {
+                            assertThat(context).hasFailed().getFailure().hasStackTraceContaining("synchronous_commit is 'off'");
+                        }
+                    });
+        }
+    }
+
     @Test
     void anUnknownCoalesceCommitsValueFailsStartupNamingTheProperty() {
         web().withBean(DataSource.class, () -> unclosable(db)).withPropertyValues("idem.coalesce-commits=sometimes")

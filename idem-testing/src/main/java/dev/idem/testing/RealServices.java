@@ -63,6 +63,15 @@ public final class RealServices {
      * {@code default_transaction_isolation}; {@code null} for the server's own default.
      */
     public static TestDatabase postgres(String defaultIsolation) {
+        return defaultIsolation == null ? postgresWithSessionSettings() : postgresWithSessionSettings("default_transaction_isolation=" + defaultIsolation);
+    }
+
+    /**
+     * A fresh PostgreSQL schema whose sessions start with {@code settings} ({@code name=value}, e.g.
+     * {@code "synchronous_commit=off"}), as they would on a database or role configured with them
+     * ({@code ALTER DATABASE … SET}), without changing anything for other sessions of the server.
+     */
+    public static TestDatabase postgresWithSessionSettings(String... settings) {
         String url = postgresUrl();
         String schema = "idem_test_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
         try (HikariDataSource admin = pool(url, 1); Connection c = admin.getConnection(); Statement st = c.createStatement()) {
@@ -71,11 +80,14 @@ public final class RealServices {
             throw new IllegalStateException("PostgreSQL at " + redact(url) + " refused to create a test schema", e);
         }
         String schemaUrl = url + (url.contains("?") ? "&" : "?") + "currentSchema=" + schema;
-        if (defaultIsolation != null) {
-            // A startup option: the session's default before the pool ever sees it; the backslash keeps
+        if (settings.length > 0) {
+            // A startup option: the session's settings before the pool ever sees it; a backslash keeps
             // "repeatable read" one option value.
-            schemaUrl += "&options=" + URLEncoder.encode("-c default_transaction_isolation="
-                    + defaultIsolation.replace(" ", "\\ "), StandardCharsets.UTF_8);
+            StringBuilder options = new StringBuilder();
+            for (String setting : settings) {
+                options.append(options.isEmpty() ? "" : " ").append("-c ").append(setting.replace(" ", "\\ "));
+            }
+            schemaUrl += "&options=" + URLEncoder.encode(options.toString(), StandardCharsets.UTF_8);
         }
         HikariDataSource pool = pool(schemaUrl, 40);
         return new TestDatabase("PostgreSQL", pool, () -> {

@@ -43,6 +43,7 @@ class RabbitListenerCrashTest {
             long sum = publish(channel, queue);
             List<String> arguments = List.of(
                     "--spring.datasource.url=" + LedgerRun.unsyncedUrl(db),
+                    "--idem.durability-check=warn",  // the unsynced URL is deliberate: the processes die, the database does not
                     "--spring.rabbitmq.addresses=" + uri,
                     "--ledger.rabbit.queue=" + queue,
                     "--ledger.halt-at=300,6400",
