@@ -255,7 +255,11 @@ public final class RealServices {
         }
         try {
             Class<?> type = Class.forName("io.zonky.test.db.postgres.embedded.EmbeddedPostgres");
-            embedded = type.getMethod("start").invoke(null);
+            // Its defaults turn synchronous_commit off, which the JDBC stores' durability check refuses.
+            Object builder = type.getMethod("builder").invoke(null);
+            builder.getClass().getMethod("setServerConfig", String.class, String.class)
+                    .invoke(builder, "synchronous_commit", "on");
+            embedded = builder.getClass().getMethod("start").invoke(builder);
             int port = (Integer) type.getMethod("getPort").invoke(embedded);
             return "jdbc:postgresql://127.0.0.1:" + port + "/postgres?user=postgres";
         } catch (ReflectiveOperationException | LinkageError e) {
