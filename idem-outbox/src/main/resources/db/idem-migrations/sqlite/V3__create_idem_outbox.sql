@@ -1,3 +1,5 @@
+-- liquibase formatted sql
+-- changeset idem:V3__create_idem_outbox
 -- idem: the transactional outbox (SQLite). Plain SQL, safe to run by hand after V2;
 -- Outbox.migrate() runs the same file. Times are epoch milliseconds.
 CREATE TABLE IF NOT EXISTS idem_outbox (

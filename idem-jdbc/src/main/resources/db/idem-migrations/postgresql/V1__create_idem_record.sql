@@ -1,3 +1,5 @@
+-- liquibase formatted sql
+-- changeset idem:V1__create_idem_record
 -- idem: idempotency records (PostgreSQL). Plain SQL, safe to run by hand; idem's migrate() runs the same file.
 -- Times are epoch milliseconds on the database's clock, so every application instance judges leases alike.
 CREATE TABLE IF NOT EXISTS idem_record (

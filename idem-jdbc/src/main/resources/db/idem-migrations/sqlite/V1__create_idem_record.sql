@@ -1,3 +1,5 @@
+-- liquibase formatted sql
+-- changeset idem:V1__create_idem_record
 -- idem: idempotency records (SQLite). Plain SQL, safe to run by hand; idem's migrate() runs the same file.
 -- Times are epoch milliseconds. Use the database in WAL mode with synchronous=FULL (see Sqlite.url).
 CREATE TABLE IF NOT EXISTS idem_record (

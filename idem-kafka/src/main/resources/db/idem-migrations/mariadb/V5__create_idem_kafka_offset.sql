@@ -1,3 +1,5 @@
+-- liquibase formatted sql
+-- changeset idem:V5__create_idem_kafka_offset
 -- idem-kafka: consumed offsets kept in the database (MariaDB 10.6+, InnoDB), for the consumer's
 -- offsets-in-database mode. Plain SQL, safe to run by hand; KafkaOffsetStore.migrate() runs the
 -- same file. Times are epoch milliseconds on the database's clock. Group ids and topics compare

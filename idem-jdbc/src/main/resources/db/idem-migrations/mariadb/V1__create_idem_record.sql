@@ -1,3 +1,5 @@
+-- liquibase formatted sql
+-- changeset idem:V1__create_idem_record
 -- idem: idempotency records (MariaDB 10.6+, InnoDB). Plain SQL, safe to run by hand; idem's migrate() runs the same file.
 -- Times are epoch milliseconds on the database's clock (UTC_TIMESTAMP), as in the other dialects: every
 -- instance judges leases alike, and no session time zone ever enters a comparison.

@@ -1,3 +1,5 @@
+-- liquibase formatted sql
+-- changeset idem:V3__create_idem_outbox
 -- idem: the transactional outbox (MariaDB 10.6+, InnoDB). Plain SQL, safe to run by hand after V2;
 -- Outbox.migrate() runs the same file. Times are epoch milliseconds on the database's clock (UTC).
 

@@ -1,3 +1,5 @@
+-- liquibase formatted sql
+-- changeset idem:V5__create_idem_kafka_offset
 -- idem-kafka: consumed offsets kept in the database (PostgreSQL), for the consumer's
 -- offsets-in-database mode. Plain SQL, safe to run by hand; KafkaOffsetStore.migrate() runs the
 -- same file. The consumer writes a partition's next offset in the same transaction as the inbox

@@ -1,3 +1,5 @@
+-- liquibase formatted sql
+-- changeset idem:V4__create_idem_window_total
 -- idem: windowed totals, the sink of an idempotent stream transformation (SQLite). Plain SQL, safe
 -- to run by hand after V3; WindowedTotals.migrate() runs the same file. Times are epoch
 -- milliseconds; window starts are multiples of the aggregate's window length.

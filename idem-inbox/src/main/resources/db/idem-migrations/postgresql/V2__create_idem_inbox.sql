@@ -1,3 +1,5 @@
+-- liquibase formatted sql
+-- changeset idem:V2__create_idem_inbox
 -- idem: the inbox and its quarantine (PostgreSQL). Plain SQL, safe to run by hand after V1;
 -- Inbox.migrate() runs the same file. Times are epoch milliseconds on the database's clock.
 
