@@ -113,11 +113,13 @@ public final class Fingerprint {
             }
         }
 
+        /** Adds a named part, as its UTF-8 bytes; parts are hashed in the order they are added. */
         public Builder part(String name, String value) {
             Objects.requireNonNull(value, () -> "fingerprint part '" + name + "' is null");
             return part(name, value.getBytes(StandardCharsets.UTF_8));
         }
 
+        /** Adds a named part of raw bytes; parts are hashed in the order they are added. */
         public Builder part(String name, byte[] value) {
             Objects.requireNonNull(name, "fingerprint part name is null");
             Objects.requireNonNull(value, () -> "fingerprint part '" + name + "' is null");

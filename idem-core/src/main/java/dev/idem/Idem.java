@@ -237,6 +237,7 @@ public final class Idem {
             return this;
         }
 
+        /** Told of claims, takeovers, replays, conflicts, mismatches, lost leases and phases, for metrics and tracing; what it throws is logged and ignored. Default: nothing. */
         public Builder listener(IdemListener listener) {
             this.listener = Objects.requireNonNull(listener, "listener is null");
             return this;

@@ -123,6 +123,7 @@ public final class Sweeper implements AutoCloseable {
             return this;
         }
 
+        /** Told how many expired rows each sweep purged, for metrics. Default: nothing. */
         public Builder listener(IdemListener listener) {
             this.listener = Objects.requireNonNull(listener, "listener is null");
             return this;

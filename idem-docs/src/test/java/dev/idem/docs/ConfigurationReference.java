@@ -38,6 +38,7 @@ final class ConfigurationReference {
             "(?:/\\*\\*((?:(?!\\*/).)*?)\\*/\\s*)?(?:@\\w+(?:\\([^)]*\\))?\\s*)*"
                     + "public\\s+(?!static)(?:final\\s+)?(?:<[^>]*>\\s+)?(\\w+)(?:<[^(]*?>)?\\s+(\\w+)\\s*\\(([^)]*)\\)",
             Pattern.DOTALL);
+    private static final Pattern EXTENDS = Pattern.compile("\\bextends\\s+(\\w+)");
     private static final Pattern INLINE_TAG = Pattern.compile("\\{@(link|linkplain|value|code|literal)\\s+([^}]*)}");
     private static final Pattern SENTENCE_END = Pattern.compile("(?<!\\be\\.g|\\bi\\.e|\\betc)\\.(?:\\s+|$)");
 
@@ -117,7 +118,7 @@ final class ConfigurationReference {
             String joined = StreamSupport.stream(value.spliterator(), false).map(JsonNode::asString).collect(Collectors.joining(","));
             return joined.isEmpty() ? "(empty)" : code(joined);
         }
-        return code(value.asString());
+        return value.asString().isEmpty() ? "(empty)" : code(value.asString());
     }
 
     // ---- builders ----
@@ -126,18 +127,26 @@ final class ConfigurationReference {
         List<Builder> builders = sources(root).flatMap(source -> buildersIn(root, source).stream())
                 .sorted(Comparator.comparing(Builder::name))
                 .toList();
+        List<String> names = builders.stream().map(Builder::name).toList();
         StringBuilder out = new StringBuilder();
         for (Builder builder : builders) {
             out.append("### `").append(builder.name()).append("`\n\n")
-                    .append('`').append(builder.module()).append("`, `").append(builder.file()).append("`\n\n")
-                    .append("| setting | description |\n|---|---|\n");
-            builder.settings().forEach(s -> out.append(row(code(s.signature()), s.description())));
-            out.append('\n');
+                    .append('`').append(builder.module()).append("`, `").append(builder.file()).append("`\n\n");
+            if (names.contains(builder.parent())) {
+                out.append("Takes the settings of `").append(builder.parent()).append("` (on this page)")
+                        .append(builder.settings().isEmpty() ? "." : ", and:").append("\n\n");
+            }
+            if (!builder.settings().isEmpty()) {
+                out.append("| setting | description |\n|---|---|\n");
+                builder.settings().forEach(s -> out.append(row(code(s.signature()), s.description())));
+                out.append('\n');
+            }
         }
         return out.toString().stripTrailing() + "\n";
     }
 
-    private record Builder(String name, String module, String file, List<Setting> settings) {
+    /** @param parent the builder class it extends, or empty: its settings are documented under that builder's name */
+    private record Builder(String name, String module, String file, List<Setting> settings, String parent) {
     }
 
     private record Setting(String signature, String description) {
@@ -173,9 +182,27 @@ final class ConfigurationReference {
             String simple = declaration.group(1);
             String body = text.substring(declaration.end(), closingBrace(text, declaration.end() - 1));
             String name = simple.equals(topLevel) ? simple : topLevel + "." + simple;
-            found.add(new Builder(name, module, file, settings(body, returnTypes(simple, declaration.group(2)))));
+            Matcher parent = EXTENDS.matcher(withoutTypeParameters(declaration.group(2)));
+            found.add(new Builder(name, module, file, settings(body, returnTypes(simple, declaration.group(2))),
+                    parent.find() ? parent.group(1) : ""));
         }
         return found;
+    }
+
+    /** {@code <B extends X<B>> extends Y<B>} without its leading type parameters: {@code extends Y<B>}. */
+    private static String withoutTypeParameters(String declaration) {
+        String text = declaration.strip();
+        if (!text.startsWith("<")) {
+            return text;
+        }
+        int depth = 0;
+        for (int i = 0; i < text.length(); i++) {
+            depth += text.charAt(i) == '<' ? 1 : text.charAt(i) == '>' ? -1 : 0;
+            if (depth == 0) {
+                return text.substring(i + 1);
+            }
+        }
+        return "";
     }
 
     /** The builder's own name, and the type variable that stands for it in a self-typed builder ({@code B extends X<M, B>}). */
@@ -230,9 +257,14 @@ final class ConfigurationReference {
      */
     private static String summary(String javadoc) {
         String text = javadoc.replaceAll("(?m)^\\s*\\*", " ").split("(?m)^\\s*@\\w+")[0];
-        text = INLINE_TAG.matcher(text).replaceAll(m -> Matcher.quoteReplacement(
-                "`" + (m.group(1).matches("link|linkplain|value") ? linkText(m.group(2)) : m.group(2).strip()) + "`"));
+        // HTML tags go, but not the angle brackets inside {@code ...}: those are text (V<version>__<description>.sql).
+        List<String> spans = new ArrayList<>();
+        text = INLINE_TAG.matcher(text).replaceAll(m -> {
+            spans.add("`" + (m.group(1).matches("link|linkplain|value") ? linkText(m.group(2)) : m.group(2).strip()) + "`");
+            return "\u0000" + (spans.size() - 1) + "\u0000";
+        });
         text = oneLine(text.replaceAll("</?\\w+[^>]*>", ""));
+        text = Pattern.compile("\u0000(\\d+)\u0000").matcher(text).replaceAll(m -> Matcher.quoteReplacement(spans.get(Integer.parseInt(m.group(1)))));
         List<String> sentences = sentences(text);
         List<String> kept = new ArrayList<>();
         for (int i = 0; i < sentences.size(); i++) {

@@ -51,6 +51,25 @@ class ConfigurationReferenceTest {
     }
 
     @Test
+    @DisplayName("no table of the reference has an empty cell, and no builder an empty table")
+    void noEmptyCell() {
+        String reference = ConfigurationReference.properties() + "\n" + ConfigurationReference.builders(ROOT);
+
+        assertThat(reference.lines().filter(line -> line.startsWith("|")))
+                .allSatisfy(line -> assertThat(line).as("a row with an empty cell").doesNotContain("|  |").doesNotEndWith("| |"));
+        assertThat(reference).as("a table header without rows").doesNotContainPattern("\\|---\\|---\\|\n(?!\\|)");
+    }
+
+    @Test
+    @DisplayName("text inside {@code ...} keeps its angle brackets; only HTML tags are dropped")
+    void codeKeepsItsAngleBrackets() {
+        String section = ConfigurationReference.builders(ROOT);
+
+        assertThat(section).contains("The file `V<version>__<description>.sql`", "Default `relay-<");
+        assertThat(section).contains("### `KafkaOffsetStore.Builder`").contains("Takes the settings of `JdbcComponentBuilder`");
+    }
+
+    @Test
     @DisplayName("the builders' section has each public builder of the libraries, with its setters and their javadoc's first sentence")
     void buildersSection() {
         String section = ConfigurationReference.builders(ROOT);

@@ -489,6 +489,7 @@ public final class Inbox implements Purgeable {
             return this;
         }
 
+        /** Told of each message processed, skipped as a duplicate, failed, quarantined, replayed or dropped, and of purges, for metrics. Default: nothing. */
         public Builder listener(InboxListener listener) {
             this.listener = Objects.requireNonNull(listener, "listener is null");
             return this;

@@ -72,7 +72,8 @@ public final class SchemaMigrations {
         migrate(dataSource, "migrations of " + track, retryFor, c -> {
             Dialect dialect = Dialects.resolve(c, null);
             SqlStatements sql = SqlStatements.load(dialect, track, Migrator.requiredStatements(dialect));
-            new Migrator(dialect, sql, SqlStatements.Source.of(anchor), migrations, track, Map.of()).migrate(c);
+            SqlStatements.Source files = SqlStatements.Source.of(anchor);
+            new Migrator(dialect, sql, files, files.folder(dialect), migrations, track, Map.of()).migrate(c);
         });
     }
 

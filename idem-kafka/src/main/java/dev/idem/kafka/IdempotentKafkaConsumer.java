@@ -285,6 +285,7 @@ public final class IdempotentKafkaConsumer<K, V> implements Runnable, AutoClosea
             return topics(List.of(Objects.requireNonNull(topics, "topics is null")));
         }
 
+        /** The topics to subscribe to: at least one, none blank. */
         public Builder<K, V> topics(Collection<String> topics) {
             Objects.requireNonNull(topics, "topics is null");
             List<String> checked = new ArrayList<>();

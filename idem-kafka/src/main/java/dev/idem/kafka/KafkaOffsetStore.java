@@ -32,7 +32,7 @@ import org.apache.kafka.common.TopicPartition;
  *
  * <pre>{@code
  * KafkaOffsetStore offsets = KafkaOffsetStore.builder(dataSource).build();
- * offsets.migrate();                       // or run V1__create_idem_kafka_offset.sql by hand
+ * offsets.migrate();                       // or run V5__create_idem_kafka_offset.sql by hand
  * }</pre>
  *
  * <p>The table ({@code idem_kafka_offset} by default) is created by the dialect's numbered migration
@@ -46,8 +46,6 @@ public final class KafkaOffsetStore {
     /** The default table name; the SQL files are written with it. */
     public static final String DEFAULT_TABLE = "idem_kafka_offset";
 
-    /** idem-kafka's own sequence of numbered files, one per dialect. */
-    private static final List<Migrator.Migration> MIGRATIONS = List.of(new Migrator.Migration(1, "create_idem_kafka_offset", DEFAULT_TABLE));
 
     /** Each call on a connection, a driver failure as a redacted StoreException naming the store. */
     private final StoreCalls calls;
@@ -83,7 +81,7 @@ public final class KafkaOffsetStore {
      * safe when several instances start together.
      */
     public void migrate() {
-        calls.migrate(new Migrator(dialect, sql, files, MIGRATIONS, DEFAULT_TABLE, tableNames));
+        calls.migrate(new Migrator(dialect, sql, files.anchor(), DEFAULT_TABLE, tableNames));
     }
 
     /**

@@ -82,6 +82,28 @@ class KafkaOffsetStoreTest {
 
     @ParameterizedTest
     @EnumSource(Backend.class)
+    @DisplayName("the file is V5 in idem's shared sequence, and the history still records it as 1, as earlier builds did: their databases are not migrated again")
+    void historyKeepsTheNumberEarlierBuildsWrote(Backend backend) throws Exception {
+        try (TestDatabase db = backend.open()) {
+            KafkaOffsetStore store = KafkaOffsetStore.builder(db.dataSource()).build();
+            store.migrate();
+            assertThat(count(db, "SELECT version FROM idem_kafka_offset_schema_history")).isEqualTo(1);
+            try (Connection c = db.dataSource().getConnection()) {
+                c.setAutoCommit(false);
+                store.write(c, "g", Map.of(P0, 3L));
+                c.commit();
+                c.setAutoCommit(true);
+            }
+            store.migrate();
+            assertThat(count(db, "SELECT count(*) FROM idem_kafka_offset_schema_history")).isEqualTo(1);
+            assertThat(store.read("g", List.of(P0))).isEqualTo(Map.of(P0, 3L));
+            assertThat(KafkaOffsetStore.class.getResource("/db/idem-migrations/" + backend.name().toLowerCase(java.util.Locale.ROOT)
+                    + "/V5__create_idem_kafka_offset.sql")).isNotNull();
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
     @DisplayName("a custom table name is used for the table and its history")
     void customTableName(Backend backend) throws Exception {
         try (TestDatabase db = backend.open()) {

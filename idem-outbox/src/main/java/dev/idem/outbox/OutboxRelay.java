@@ -286,6 +286,7 @@ public final class OutboxRelay implements AutoCloseable {
             return this;
         }
 
+        /** Told of each event published, each publish that failed and each purge, for metrics. Default: nothing. */
         public Builder listener(OutboxListener listener) {
             this.listener = Objects.requireNonNull(listener, "listener is null");
             return this;

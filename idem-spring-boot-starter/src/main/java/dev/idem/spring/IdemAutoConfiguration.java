@@ -9,6 +9,7 @@ import dev.idem.nats.kv.NatsKvIdempotencyStore;
 import dev.idem.redis.RedisIdempotencyStore;
 import dev.idem.spi.IdempotencyStore;
 import dev.idem.spring.internal.CompositeIdemListener;
+import dev.idem.spring.internal.IdemMigrations;
 import dev.idem.spring.internal.NoIdempotencyStoreException;
 import dev.idem.spring.internal.NatsKvStores;
 import dev.idem.spring.internal.RedisStores;
@@ -31,7 +32,7 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * idem's engine for a Spring Boot application: a {@link JdbcIdempotencyStore} on the application's
- * {@link DataSource} (dialect detected, table created unless {@code idem.schema.initialize=false}),
+ * {@link DataSource} (dialect detected, table created as {@code idem.migrations} says),
  * or with {@code idem.store=redis} a {@link RedisIdempotencyStore} at {@code idem.redis.url},
  * the {@link Idem} engine from {@code idem.*} properties, a {@link Sweeper} started and stopped with
  * the context, and a Micrometer listener when a {@link MeterRegistry} bean exists.
@@ -58,7 +59,7 @@ public class IdemAutoConfiguration {
     @ConditionalOnMissingBean(IdempotencyStore.class)
     @ConditionalOnProperty(name = "idem.store", havingValue = "jdbc", matchIfMissing = true)
     @ConditionalOnSingleCandidate(DataSource.class)
-    public JdbcIdempotencyStore idempotencyStore(DataSource dataSource, IdemProperties properties) {
+    public JdbcIdempotencyStore idempotencyStore(DataSource dataSource, IdemProperties properties, IdemMigrations migrations) {
         JdbcIdempotencyStore.Builder builder = JdbcIdempotencyStore.builder(dataSource).tableName(properties.getTableName())
                 .durabilityCheck(properties.getDurabilityCheck());
         switch (properties.getCoalesceCommits()) {
@@ -67,10 +68,16 @@ public class IdemAutoConfiguration {
             case AUTO -> { }  // the dialect's choice
         }
         JdbcIdempotencyStore store = builder.build();
-        if (properties.getSchema().isInitialize()) {
-            store.migrate(properties.getSchema().getRetryFor());
-        }
+        migrations.apply(() -> store.migrate(properties.getSchema().getRetryFor()));
         return store;
+    }
+
+    /** What creates idem's tables on the application's DataSource: {@code idem.migrations}. */
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnSingleCandidate(DataSource.class)
+    public IdemMigrations idemMigrations(DataSource dataSource, IdemProperties properties) {
+        return new IdemMigrations(dataSource, properties);
     }
 
     /** The engine: {@code idem.lease}, {@code idem.retention}, {@code idem.in-flight}, {@code idem.max-response-bytes}, every {@link IdemListener} bean. */

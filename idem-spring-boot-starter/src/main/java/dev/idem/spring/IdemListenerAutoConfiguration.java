@@ -1,6 +1,7 @@
 package dev.idem.spring;
 
 import dev.idem.inbox.Inbox;
+import dev.idem.spring.internal.IdemMigrations;
 import dev.idem.spring.internal.listener.IdempotentListenerPostProcessor;
 import dev.idem.spring.internal.listener.ListenerBroker;
 import dev.idem.spring.internal.listener.ListenerMeters;
@@ -47,19 +48,18 @@ import org.springframework.util.ClassUtils;
 public class IdemListenerAutoConfiguration {
 
     /**
-     * The inbox on the application's DataSource ({@code idem.durability-check}); its tables are created or upgraded unless
-     * {@code idem.schema.initialize=false}. Lazy: an application without idempotent listeners gets no tables.
+     * The inbox on the application's DataSource ({@code idem.durability-check}); its tables are created or upgraded as
+     * {@code idem.migrations} says. Lazy: an application without idempotent listeners gets no tables.
      */
     @Bean
     @Lazy
     @ConditionalOnMissingBean
     @ConditionalOnSingleCandidate(DataSource.class)
-    public Inbox idemInbox(DataSource dataSource, IdemInboxProperties inbox, IdemProperties properties) {
+    public Inbox idemInbox(DataSource dataSource, IdemInboxProperties inbox, IdemProperties properties,
+                           ObjectProvider<IdemMigrations> migrations) {
         Inbox built = Inbox.builder(dataSource).maxAttempts(inbox.getMaxAttempts()).retention(inbox.getRetention())
                 .quarantineError(inbox.getQuarantineError()).durabilityCheck(properties.getDurabilityCheck()).build();
-        if (properties.getSchema().isInitialize()) {
-            built.migrate();
-        }
+        migrations.getIfAvailable(() -> new IdemMigrations(dataSource, properties)).apply(built::migrate);
         return built;
     }
 

@@ -103,6 +103,15 @@ public class IdemProperties implements InitializingBean {
      */
     private DurabilityCheck durabilityCheck = DurabilityCheck.REQUIRE_DURABLE;
 
+    /**
+     * What creates idem's tables at start: 'idem' (idem's own migrator, each component's history in its
+     * own table, e.g. idem_record_schema_history), 'flyway' (Flyway applies every idem file under
+     * classpath:db/idem-migrations/postgresql, mariadb or sqlite, its history in idem_flyway_schema_history),
+     * 'liquibase' (Liquibase applies db/idem-migrations/changelog-postgresql.xml, or the mariadb or sqlite
+     * one) or 'none' (the application's own migrations create them). idem.schema.initialize=false means 'none'.
+     */
+    private Migrations migrations = Migrations.IDEM;
+
     private final Redis redis = new Redis();
 
     private final NatsKv natsKv = new NatsKv();
@@ -665,6 +674,27 @@ public class IdemProperties implements InitializingBean {
         ON,
         /** Each call commits on its own. */
         OFF
+    }
+
+    /** {@code idem.migrations}. */
+    public enum Migrations {
+        /** idem's own migrator. */
+        IDEM,
+        /** Flyway, with idem's own history table. */
+        FLYWAY,
+        /** Liquibase, with idem's changelog for the dialect. */
+        LIQUIBASE,
+        /** Nothing: the application's migrations create the tables. */
+        NONE
+    }
+
+    public Migrations getMigrations() {
+        return migrations;
+    }
+
+    public void setMigrations(Migrations migrations) {
+        notNull("idem.migrations", migrations);
+        this.migrations = migrations;
     }
 
     public Redis getRedis() {

@@ -5,6 +5,7 @@ import dev.idem.servlet.IdempotencyFilter;
 import dev.idem.servlet.RequestFingerprinter;
 import dev.idem.servlet.RoutePolicyResolver;
 import dev.idem.servlet.ScopeResolver;
+import dev.idem.spring.internal.AnonymousScopeWarning;
 import dev.idem.spring.internal.EndpointPolicies;
 import dev.idem.spring.internal.HandlerMappingRoutePolicyResolver;
 import dev.idem.spring.internal.IdemFailurePassThrough;
@@ -88,6 +89,12 @@ public class IdemWebAutoConfiguration {
         return header == null || header.isEmpty()
                 ? ScopeResolver.userPrincipal(IdemRoutes::route)
                 : ScopeResolver.credentialHeader(header, IdemRoutes::route);
+    }
+
+    /** A WARN at start naming the covered routes whose callers would all share the anonymous scope. */
+    @Bean
+    public AnonymousScopeWarning idemAnonymousScopeWarning(IdemProperties properties) {
+        return new AnonymousScopeWarning(properties);
     }
 
     @Bean

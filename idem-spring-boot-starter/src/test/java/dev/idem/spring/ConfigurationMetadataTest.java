@@ -45,6 +45,7 @@ class ConfigurationMetadataTest {
                 Map.entry("idem.table-name", "idem_record"),
                 Map.entry("idem.coalesce-commits", "auto"),
                 Map.entry("idem.durability-check", "require-durable"),
+                Map.entry("idem.migrations", "idem"),
                 Map.entry("idem.redis.url", "redis://127.0.0.1:6379"),
                 Map.entry("idem.redis.key-prefix", "idem:"),
                 Map.entry("idem.redis.persistence-check", "require-aof"),

@@ -33,9 +33,12 @@ class MigrationsTest {
         List<Migrator.Migration> migrations = Migrator.MIGRATIONS;
         for (int i = 0; i < migrations.size(); i++) {
             assertThat(migrations.get(i).version()).isEqualTo(i + 1);
+            if (!inThisBuild(migrations.get(i))) {
+                continue;  // idem-kafka's file: KafkaOffsetStoreTest and the starter's IdemMigrationFilesTest read it
+            }
             for (Dialect dialect : Dialect.values()) {
                 SqlStatements.Source files = filesOf(migrations.get(i));
-                String file = files.folder(dialect) + "V" + (i + 1) + "__" + migrations.get(i).description() + ".sql";
+                String file = Migrator.idemFolder(dialect) + "V" + (i + 1) + "__" + migrations.get(i).description() + ".sql";
                 assertThat(files.read(file)).as(file).isNotBlank();
             }
         }
@@ -48,9 +51,9 @@ class MigrationsTest {
         try (TestDatabase db = backend.open()) {
             Dialect dialect = backend.dialect();
             try (Connection c = db.dataSource().getConnection(); Statement st = c.createStatement()) {
-                for (Migrator.Migration m : Migrator.MIGRATIONS) {
+                for (Migrator.Migration m : Migrator.MIGRATIONS.stream().filter(MigrationsTest::inThisBuild).toList()) {
                     SqlStatements.Source files = filesOf(m);
-                    String script = files.read(files.folder(dialect) + "V" + m.version() + "__" + m.description() + ".sql");
+                    String script = files.read(Migrator.idemFolder(dialect) + "V" + m.version() + "__" + m.description() + ".sql");
                     for (String statement : Migrator.statements(script)) {
                         st.execute(statement);
                     }
@@ -87,6 +90,11 @@ class MigrationsTest {
             }
             return out;
         }
+    }
+
+    /** The tracks of this module's dependencies (not idem-kafka's offsets). */
+    private static boolean inThisBuild(Migrator.Migration migration) {
+        return !migration.track().equals("idem_kafka_offset");
     }
 
     /** Each track's files live in its component's module. */

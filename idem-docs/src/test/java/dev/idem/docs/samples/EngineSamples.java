@@ -39,7 +39,7 @@ public final class EngineSamples {
 
     public static Outcome readmeEngine(DataSource dataSource, String userId, String header, Fingerprint fingerprint,
             CardGateway gateway, long amount) {
-        // sample: readme-engine
+        // sample: readme-engine, getting-started-engine
         Idem idem = Idem.builder().store(JdbcIdempotencyStore.builder(dataSource).build()).build();
         Outcome outcome = idem.execute(Scope.of(userId, "POST /payments"), IdempotencyKey.parse(header), fingerprint, run -> {
             String chargeId = run.phase("charge", downstreamKey -> gateway.charge(downstreamKey, amount));

@@ -48,6 +48,7 @@ public abstract class ConsumerBuilder<M, B extends ConsumerBuilder<M, B>> {
         return self();
     }
 
+    /** Told of each delivery's outcome (processed, duplicate, failed, quarantined, refused) and of store and acknowledgement failures, for metrics. Default: nothing. */
     public B listener(ConsumerListener<? super M> listener) {
         this.listener = Objects.requireNonNull(listener, "listener is null");
         return self();

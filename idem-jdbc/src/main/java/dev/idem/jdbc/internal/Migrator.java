@@ -21,60 +21,88 @@ import java.util.Map;
  * together apply each migration once. On MariaDB a migration is therefore not atomic: its
  * statements are all {@code IF NOT EXISTS}, so a run that stopped half way is completed by the next.
  *
- * <p>The files form one sequence per dialect, in the order a DBA runs them by hand. Each migration
+ * <p>The files form one sequence per dialect, in the order a DBA runs them by hand, under
+ * {@link #IDEM_FOLDER} (an application's own {@link dev.idem.jdbc.SchemaMigrations} keep theirs beside their class). Each migration
  * belongs to a <em>track</em>, named by the default name of the table it serves: the store's
  * records, the inbox (with its quarantine), the outbox or the windowed totals. A component
  * migrates only its own track, with its configured table names, and keeps its history in
  * {@code <its table>_schema_history}; so components with any table names migrate independently.
  */
 public final class Migrator {
-    /** One numbered file {@code V<version>__<description>.sql} and the track it belongs to. */
-    public record Migration(int version, String description, String track) {
+    /**
+     * One numbered file {@code V<version>__<description>.sql} and the track it belongs to.
+     *
+     * @param recordedAs the number written to (and looked up in) the track's history table: the file's version,
+     *                   except where earlier builds wrote another one and databases they migrated must stay as they are
+     */
+    public record Migration(int version, String description, String track, int recordedAs) {
+        public Migration(int version, String description, String track) {
+            this(version, description, track, version);
+        }
     }
 
     /**
-     * idem-jdbc's sequence, one per dialect, in the order a DBA runs it: each file lives in the module of
-     * the component whose track it is (the records here; the inbox, outbox and windowed totals in theirs).
+     * Where idem's own numbered files live, one folder per dialect, whichever module ships them: one
+     * Flyway location (and the folder of the Liquibase changelogs beside it). Not a Java package name
+     * (the hyphen), so the folder is no split package when several modules on the module path have it.
+     */
+    public static final String IDEM_FOLDER = "db/idem-migrations/";
+
+    /**
+     * idem's one sequence of versions, in the order a DBA runs the files: each file lives in the module of
+     * the component whose track it is (the records here; the inbox, outbox, windowed totals and Kafka
+     * offsets in theirs), all under {@link #IDEM_FOLDER}. A version is never reused by another module, so
+     * all of the files can sit in one Flyway location; a new file takes the next free number, whatever its module.
      */
     public static final List<Migration> MIGRATIONS = List.of(
             new Migration(1, "create_idem_record", Tables.DEFAULT_RECORD_TABLE),
             new Migration(2, "create_idem_inbox", Tables.DEFAULT_INBOX_TABLE),
             new Migration(3, "create_idem_outbox", Tables.DEFAULT_OUTBOX_TABLE),
-            new Migration(4, "create_idem_window_total", Tables.DEFAULT_WINDOW_TOTAL_TABLE));
+            new Migration(4, "create_idem_window_total", Tables.DEFAULT_WINDOW_TOTAL_TABLE),
+            // idem-kafka's offsets; its history table has recorded this file as 1 since before the numbers were shared.
+            new Migration(5, "create_idem_kafka_offset", "idem_kafka_offset", 1));
 
     private final Dialect dialect;
     private final SqlStatements sql;
     private final SqlStatements.Source files;
+    private final String folder;
     private final List<Migration> migrations;
     private final String track;
     private final Map<String, String> tableNames;
     private final String tableName;
 
     /**
-     * A track of {@link #MIGRATIONS}, its files beside the track's component class.
+     * A track of {@link #MIGRATIONS}, its files in the track's component's module under {@link #IDEM_FOLDER}.
      *
      * @param track      the default name of the track's table, e.g. {@code idem_inbox}
      * @param tableNames default name to configured name, for at least the track's tables
      */
     public Migrator(Dialect dialect, SqlStatements sql, Class<?> component, String track, Map<String, String> tableNames) {
-        this(dialect, sql, SqlStatements.Source.of(component), MIGRATIONS, track, tableNames);
+        this(dialect, sql, SqlStatements.Source.of(component), idemFolder(dialect), MIGRATIONS, track, tableNames);
     }
 
     /**
-     * Another module's own sequence (idem-kafka's offsets).
+     * An application's own sequence ({@link dev.idem.jdbc.SchemaMigrations}).
      *
-     * @param files      the component's SQL, whose {@code <dialect>/} folder holds the numbered files
+     * @param files      the component's SQL
+     * @param folder     the resource folder of the numbered files, e.g. {@code com/example/postgresql/}
      * @param migrations the sequence, of which the entries of {@code track} are applied
      */
-    public Migrator(Dialect dialect, SqlStatements sql, SqlStatements.Source files, List<Migration> migrations, String track,
-            Map<String, String> tableNames) {
+    public Migrator(Dialect dialect, SqlStatements sql, SqlStatements.Source files, String folder, List<Migration> migrations,
+            String track, Map<String, String> tableNames) {
         this.dialect = dialect;
         this.sql = sql;
         this.files = files;
+        this.folder = folder;
         this.migrations = migrations;
         this.track = track;
         this.tableNames = tableNames;
         this.tableName = tableNames.getOrDefault(track, track);
+    }
+
+    /** e.g. {@code db/idem-migrations/postgresql/}: the folder of idem's own numbered files on {@code dialect}. */
+    public static String idemFolder(Dialect dialect) {
+        return IDEM_FOLDER + dialect.name().toLowerCase(java.util.Locale.ROOT) + "/";
     }
 
     /** The statements a migrating component needs on {@code dialect}: the history table and the dialect's lock. */
@@ -133,7 +161,6 @@ public final class Migrator {
     }
 
     private void apply(Connection c, Migration migration, String script) throws SQLException {
-        int version = migration.version();
         c.setAutoCommit(false);
         try {
             try (Statement st = c.createStatement()) {
@@ -141,7 +168,7 @@ public final class Migrator {
                     st.execute(historyTable(step));
                 }
             }
-            if (!applied(c, version)) {
+            if (!applied(c, migration.recordedAs())) {
                 try (Statement st = c.createStatement()) {
                     for (String statement : statements(script)) {
                         st.execute(Tables.rename(statement, tableNames));
@@ -149,7 +176,7 @@ public final class Migrator {
                 }
                 try (PreparedStatement ps = c.prepareStatement(historyTable(
                         "INSERT INTO idem_schema_history (version, description, applied_at) VALUES (?, ?, ?)"))) {
-                    ps.setInt(1, version);
+                    ps.setInt(1, migration.recordedAs());
                     ps.setString(2, migration.description());
                     ps.setLong(3, System.currentTimeMillis());
                     ps.executeUpdate();
@@ -187,9 +214,9 @@ public final class Migrator {
         return steps;
     }
 
-    private boolean applied(Connection c, int version) throws SQLException {
+    private boolean applied(Connection c, int recordedAs) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(historyTable("SELECT 1 FROM idem_schema_history WHERE version = ?"))) {
-            ps.setInt(1, version);
+            ps.setInt(1, recordedAs);
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next();
             }
@@ -202,7 +229,7 @@ public final class Migrator {
     }
 
     private String script(Migration migration) {
-        String resource = files.folder(dialect) + "V" + migration.version() + "__" + migration.description() + ".sql";
+        String resource = folder + "V" + migration.version() + "__" + migration.description() + ".sql";
         String text = files.read(resource);
         if (text == null) {
             throw new IllegalStateException("migration " + resource + " is missing from the class path");

@@ -63,11 +63,14 @@ public final class EndpointPolicies {
         return cache.computeIfAbsent(new HandlerKey(handler.getBeanType(), handler.getMethod()), key -> compute(key));
     }
 
+    /** The {@link Idempotent} that governs a handler method: its own, else its class's; null if neither has one. */
+    static Idempotent annotationOf(Class<?> type, Method method) {
+        Idempotent annotation = AnnotatedElementUtils.findMergedAnnotation(method, Idempotent.class);
+        return annotation != null ? annotation : AnnotatedElementUtils.findMergedAnnotation(type, Idempotent.class);
+    }
+
     private RoutePolicy compute(HandlerKey key) {
-        Idempotent annotation = AnnotatedElementUtils.findMergedAnnotation(key.method(), Idempotent.class);
-        if (annotation == null) {
-            annotation = AnnotatedElementUtils.findMergedAnnotation(key.type(), Idempotent.class);
-        }
+        Idempotent annotation = annotationOf(key.type(), key.method());
         if (annotation == null) {
             return properties.getDefaultPolicy() == IdemProperties.DefaultPolicy.ALL ? RoutePolicy.required() : RoutePolicy.notCovered();
         }

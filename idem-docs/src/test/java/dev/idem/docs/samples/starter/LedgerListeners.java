@@ -18,7 +18,7 @@ public class LedgerListeners {
         this.jdbc = jdbc;
     }
 
-    // sample: messaging-spring-listeners
+    // sample: messaging-spring-listeners, getting-started-listeners
     @KafkaListener(topics = "payments", concurrency = "2")
     @IdempotentListener
     void onPayment(ConsumerRecord<String, String> record) {

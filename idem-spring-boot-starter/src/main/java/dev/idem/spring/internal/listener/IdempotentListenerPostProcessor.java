@@ -19,6 +19,7 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.annotation.MergedAnnotations;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 import org.springframework.util.ReflectionUtils;
@@ -82,10 +83,20 @@ public final class IdempotentListenerPostProcessor extends AbstractBeanFactoryAw
     private void describe(Method method, String beanName) {
         IdempotentListener settings = AnnotatedElementUtils.findMergedAnnotation(method, IdempotentListener.class);
         String where = method.getDeclaringClass().getName() + "#" + method.getName();
-        ListenerBroker broker = brokers.stream().filter(b -> b.listens(method)).findFirst().orElseThrow(() ->
-                new IllegalStateException("@IdempotentListener on " + where + " needs a @KafkaListener or @RabbitListener on the"
-                        + " same method (with spring-kafka or spring-rabbit on the class path)"));
+        ListenerBroker broker = brokers.stream().filter(b -> b.listens(method)).findFirst().orElseThrow(() -> noBroker(method, where));
         methods.put(method, ListenerMethod.of(method, beanName, settings, broker));
+    }
+
+    /** Why no broker takes the method: idem-kafka missing beside a @KafkaListener, else no listener annotation. */
+    private static IllegalStateException noBroker(Method method, String where) {
+        // By name: spring-kafka is on the class path here, but this class must load without it.
+        if (MergedAnnotations.from(method, MergedAnnotations.SearchStrategy.TYPE_HIERARCHY)
+                .isPresent("org.springframework.kafka.annotation.KafkaListener")) {
+            return new IllegalStateException("@IdempotentListener on " + where + " is a @KafkaListener, and needs"
+                    + " dev.idem:idem-kafka on the class path (beside spring-kafka); add that dependency");
+        }
+        return new IllegalStateException("@IdempotentListener on " + where + " needs a @KafkaListener or @RabbitListener on the"
+                + " same method (with spring-kafka or spring-rabbit on the class path)");
     }
 
     /**
