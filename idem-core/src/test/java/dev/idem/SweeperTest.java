@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idem.spi.ClaimRequest;
 import dev.idem.spi.RecordKey;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -151,5 +154,98 @@ class SweeperTest {
             sweeper.close();
         }
         assertThat(store.purgeCalls()).isGreaterThanOrEqualTo(3);
+    }
+
+    /** A clock the test moves by hand. */
+    private static final class HandClock extends Clock {
+        private Instant now = Instant.parse("2026-12-03T10:00:00Z");
+
+        void advance(Duration by) {
+            now = now.plus(by);
+        }
+
+        @Override
+        public Instant instant() {
+            return now;
+        }
+
+        @Override
+        public java.time.ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(java.time.ZoneId zone) {
+            return this;
+        }
+    }
+
+    @Test
+    @DisplayName("status: rows removed in all and in the last run, and the lag restarts at each run that drained the table")
+    void statusAndLag() {
+        HandClock clock = new HandClock();
+        Instant created = clock.instant();
+        Sweeper sweeper = Sweeper.builder(store).name("inbox").batchSize(10).maxBatchesPerRun(2).clock(clock).build();
+        assertThat(sweeper.status().lastRun()).as("before the first run").isNull();
+        assertThat(sweeper.status().caughtUpAt()).as("the lag counts from creation").isEqualTo(created);
+
+        putExpired(25);
+        clock.advance(Duration.ofMinutes(1));
+        sweeper.sweepOnce();
+        Sweeper.Status bounded = sweeper.status();
+        assertThat(bounded.name()).isEqualTo("inbox");
+        assertThat(bounded.removed()).isEqualTo(20);
+        assertThat(bounded.lastRunRemoved()).isEqualTo(20);
+        assertThat(bounded.lastRun()).isEqualTo(created.plus(Duration.ofMinutes(1)));
+        assertThat(bounded.caughtUpAt()).as("rows were left: not caught up").isEqualTo(created);
+        assertThat(bounded.lag(clock.instant())).isEqualTo(Duration.ofMinutes(1));
+
+        clock.advance(Duration.ofMinutes(1));
+        Instant drainedAt = clock.instant();
+        sweeper.sweepOnce();
+        Sweeper.Status drained = sweeper.status();
+        assertThat(drained.removed()).isEqualTo(25);
+        assertThat(drained.lastRunRemoved()).isEqualTo(5);
+        assertThat(drained.lastRunFailed()).isFalse();
+        assertThat(drained.caughtUpAt()).isEqualTo(drainedAt);
+        clock.advance(Duration.ofSeconds(30));
+        assertThat(drained.lag(clock.instant())).isEqualTo(Duration.ofSeconds(30));
+    }
+
+    @Test
+    @DisplayName("a failed run is marked in the status and does not move the lag's start")
+    void failedRunInStatus() {
+        HandClock clock = new HandClock();
+        Sweeper sweeper = Sweeper.builder(store).batchSize(10).clock(clock).build();
+        store.failOn("purge");
+        clock.advance(Duration.ofMinutes(5));
+
+        assertThatThrownBy(sweeper::sweepOnce).isInstanceOf(StoreException.class);
+
+        assertThat(sweeper.status().lastRunFailed()).isTrue();
+        assertThat(sweeper.status().lag(clock.instant())).isEqualTo(Duration.ofMinutes(5));
+    }
+
+    @Test
+    @DisplayName("a name is checked: visible ASCII, 1-64 characters, named in the message")
+    void nameChecked() {
+        assertThat(Sweeper.builder(store).build().name()).isEqualTo("records");
+        assertThatThrownBy(() -> Sweeper.builder(store).name(""))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("sweeper name");
+        assertThatThrownBy(() -> Sweeper.builder(store).name("in box"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("sweeper name");
+        assertThatThrownBy(() -> Sweeper.builder(store).name("x".repeat(65)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("64");
+    }
+
+    @Test
+    @DisplayName("isRunning follows start and close")
+    void isRunningFollowsStartAndClose() {
+        Sweeper sweeper = Sweeper.builder(store).build();
+        assertThat(sweeper.isRunning()).isFalse();
+        sweeper.start();
+        assertThat(sweeper.isRunning()).isTrue();
+        sweeper.close();
+        assertThat(sweeper.isRunning()).isFalse();
     }
 }

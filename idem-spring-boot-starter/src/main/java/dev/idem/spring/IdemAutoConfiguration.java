@@ -13,7 +13,9 @@ import dev.idem.spring.internal.IdemMigrations;
 import dev.idem.spring.internal.NoIdempotencyStoreException;
 import dev.idem.spring.internal.NatsKvStores;
 import dev.idem.spring.internal.RedisStores;
+import dev.idem.spring.internal.MicrometerSweeperMeters;
 import dev.idem.spring.internal.SweeperLifecycle;
+import dev.idem.spring.internal.SweeperMeters;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.stream.Collectors;
 import javax.sql.DataSource;
@@ -109,25 +111,29 @@ public class IdemAutoConfiguration {
                 .build();
     }
 
-    /** Purges expired records of the engine's store every {@code idem.sweeper.interval}. */
+    /**
+     * Purges expired records of the engine's store every {@code idem.sweeper.interval}. Backs off
+     * only for a bean of the same name: an application's own {@link Sweeper} (for an outbox, say)
+     * runs beside it and never switches it off.
+     */
     @Bean(destroyMethod = "close")
-    @ConditionalOnMissingBean
+    @ConditionalOnMissingBean(name = "idemSweeper")
     @ConditionalOnBooleanProperty(name = "idem.sweeper.enabled", matchIfMissing = true)
     public Sweeper idemSweeper(Idem idem, IdemProperties properties) {
         return Sweeper.builder(idem.store())
+                .name("records")
                 .interval(properties.getSweeper().getInterval())
                 .batchSize(properties.getSweeper().getBatchSize())
                 .listener(idem.listener())
                 .build();
     }
 
-    /** Starts the {@link Sweeper} bean (the application's own, if it defines one) with the context and stops it with it. */
+    /** Starts every {@link Sweeper} bean (idem's and the application's) with the context and stops them with it. */
     @Bean
     @ConditionalOnMissingBean
-    @ConditionalOnBean(Sweeper.class)
     @ConditionalOnBooleanProperty(name = "idem.sweeper.enabled", matchIfMissing = true)
-    public SweeperLifecycle idemSweeperLifecycle(Sweeper sweeper) {
-        return new SweeperLifecycle(sweeper);
+    public SweeperLifecycle idemSweeperLifecycle(ObjectProvider<Sweeper> sweepers, ObjectProvider<SweeperMeters> meters) {
+        return new SweeperLifecycle(sweepers, meters.getIfAvailable(() -> SweeperMeters.NONE));
     }
 
     /**
@@ -183,6 +189,14 @@ public class IdemAutoConfiguration {
         @ConditionalOnBean(MeterRegistry.class)
         MicrometerIdemListener idemMicrometerListener(MeterRegistry registry) {
             return new MicrometerIdemListener(registry);
+        }
+
+        /** {@code idem.sweeper.*} meters for every sweeper the context runs. */
+        @Bean
+        @ConditionalOnMissingBean(SweeperMeters.class)
+        @ConditionalOnBean(MeterRegistry.class)
+        SweeperMeters idemSweeperMeters(MeterRegistry registry) {
+            return new MicrometerSweeperMeters(registry);
         }
     }
 }

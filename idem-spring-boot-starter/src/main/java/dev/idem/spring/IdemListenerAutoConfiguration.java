@@ -1,7 +1,9 @@
 package dev.idem.spring;
 
+import dev.idem.Sweeper;
 import dev.idem.inbox.Inbox;
 import dev.idem.spring.internal.IdemMigrations;
+import dev.idem.spring.internal.InstantiatedPurgeables;
 import dev.idem.spring.internal.listener.IdempotentListenerPostProcessor;
 import dev.idem.spring.internal.listener.ListenerBroker;
 import dev.idem.spring.internal.listener.ListenerMeters;
@@ -16,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -61,6 +64,22 @@ public class IdemListenerAutoConfiguration {
                 .quarantineError(inbox.getQuarantineError()).durabilityCheck(properties.getDurabilityCheck()).build();
         migrations.getIfAvailable(() -> new IdemMigrations(dataSource, properties)).apply(built::migrate);
         return built;
+    }
+
+    /**
+     * Purges the inbox's expired rows (processed and dropped messages, attempt counters; never a
+     * quarantined message) every {@code idem.sweeper.interval}: of every {@link Inbox} bean the
+     * context created, idem's or the application's, started by idem's sweeper lifecycle.
+     */
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean(name = "idemInboxSweeper")
+    @ConditionalOnBooleanProperty(name = "idem.sweeper.enabled", matchIfMissing = true)
+    public Sweeper idemInboxSweeper(ConfigurableListableBeanFactory beans, IdemProperties properties) {
+        return Sweeper.builder(new InstantiatedPurgeables(beans, Inbox.class))
+                .name("inbox")
+                .interval(properties.getSweeper().getInterval())
+                .batchSize(properties.getSweeper().getBatchSize())
+                .build();
     }
 
     /** Advises the {@link IdempotentListener} methods; static, as a post-processor must be. */

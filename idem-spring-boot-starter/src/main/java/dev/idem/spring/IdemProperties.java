@@ -350,15 +350,15 @@ public class IdemProperties implements InitializingBean {
         }
     }
 
-    /** Settings of the sweeper that deletes expired records. */
+    /** Settings of idem's sweepers, which delete expired rows: the key store's records and the inbox's messages and attempt counters. */
     public static class Sweeper {
-        /** Whether to run the sweeper with the application. */
+        /** Whether to run idem's sweepers (key store and inbox) with the application. */
         private boolean enabled = true;
 
         /** Time between sweeps. */
         private Duration interval = Duration.ofMinutes(1);
 
-        /** Records deleted per statement; keeps each delete short. */
+        /** Rows deleted per statement; keeps each delete short. */
         private int batchSize = 500;
 
         public boolean isEnabled() {
