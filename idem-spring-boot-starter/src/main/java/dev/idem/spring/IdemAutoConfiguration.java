@@ -111,7 +111,7 @@ public class IdemAutoConfiguration {
     @ConditionalOnMissingBean
     @ConditionalOnBean(Sweeper.class)
     @ConditionalOnBooleanProperty(name = "idem.sweeper.enabled", matchIfMissing = true)
-    public SweeperLifecycle idemSweeperLifecycle(Sweeper sweeper) {
+    SweeperLifecycle idemSweeperLifecycle(Sweeper sweeper) {
         return new SweeperLifecycle(sweeper);
     }
 
