@@ -341,7 +341,7 @@ public final class WindowedTotals {
      * @param id    1–255 characters without control characters; error messages never quote it
      * @param group 1–255 characters without control characters
      */
-    public record Event(String id, Instant time, String group, long amount) {
+    public record Event(String id, Instant time, String group, long amount) implements WindowComputation.Input {
         public Event {
             checkText("event id", id);
             Objects.requireNonNull(time, "event time is null");
