@@ -107,11 +107,10 @@ public enum Dialect {
     /**
      * Whether the key store coalesces concurrent claims and completions into shared commits unless told
      * otherwise ({@code JdbcIdempotencyStore.Builder#coalesceCommits}): only on SQLite, one writer at a
-     * time, where sharing a commit measured 5-9 times the throughput at 8 threads. Not on PostgreSQL,
-     * which already shares the disk flush of concurrent commits: coalescing cut commits per
-     * claim+complete from 2 to about 0.7 but measured 0.4-0.65 of the uncoalesced throughput at 8
-     * threads, since one batch in flight at a time serialises what the server would run side by side.
-     * Not on MariaDB either, where it measured about a quarter (see docs/performance.md).
+     * time, where a write waits for its commit. Not on PostgreSQL, which already shares the disk flush
+     * of concurrent commits, so one batch in flight at a time only serialises what the server would run
+     * side by side; not on MariaDB either, where it measured slower (figures in docs/performance.md,
+     * "Coalesced commits").
      */
     public boolean coalescesCommitsByDefault() {
         return switch (this) {
