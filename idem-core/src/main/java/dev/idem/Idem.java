@@ -105,7 +105,7 @@ public final class Idem {
             }
             Duration retryAfter = inProgress.retryAfter();
             if (deadline == null) {
-                listener.conflict(scope);
+                listener.inProgress(scope);
                 deadline = clock.instant().plus(inFlightPolicy.maxWait());
                 backoff = new Backoff(WAIT_BACKOFF_BASE, WAIT_BACKOFF_CAP);
             }

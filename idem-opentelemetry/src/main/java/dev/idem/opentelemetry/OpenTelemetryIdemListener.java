@@ -63,7 +63,7 @@ public final class OpenTelemetryIdemListener implements IdemListener {
     }
 
     @Override
-    public void conflict(Scope scope) {
+    public void inProgress(Scope scope) {
         claim(scope, "in_progress", 0);
     }
 
