@@ -3,6 +3,7 @@ package dev.idem;
 import dev.idem.internal.Backoff;
 import dev.idem.internal.LeaseRenewer;
 import dev.idem.internal.SafeListener;
+import dev.idem.spi.Arguments;
 import dev.idem.spi.ClaimOutcome;
 import dev.idem.spi.ClaimRequest;
 import dev.idem.spi.IdempotencyStore;
@@ -104,7 +105,7 @@ public final class Idem {
             }
             Duration retryAfter = inProgress.retryAfter();
             if (deadline == null) {
-                listener.conflict(scope);
+                listener.inProgress(scope);
                 deadline = clock.instant().plus(inFlightPolicy.maxWait());
                 backoff = new Backoff(WAIT_BACKOFF_BASE, WAIT_BACKOFF_CAP);
             }
@@ -205,17 +206,14 @@ public final class Idem {
          * Longer means a crashed owner's key stays blocked longer; shorter means more renewals.
          */
         public Builder lease(Duration lease) {
-            positive("lease", lease);
-            if (lease.toMillis() < 1) {
-                throw new IllegalArgumentException("lease must be at least 1 ms, was " + lease);
-            }
-            this.lease = lease;
+            Arguments.positive("lease", lease);
+            this.lease = Arguments.atLeastOneMilli("lease", lease);
             return this;
         }
 
         /** How long a completed response is kept for replay. Default 24 h. */
         public Builder retention(Duration retention) {
-            this.retention = positive("retention", retention);
+            this.retention = Arguments.positive("retention", retention);
             return this;
         }
 
@@ -266,14 +264,6 @@ public final class Idem {
                 throw new IllegalStateException("retention (" + retention + ") must not be shorter than the lease (" + lease + ")");
             }
             return new Idem(this);
-        }
-
-        private static Duration positive(String name, Duration value) {
-            Objects.requireNonNull(value, () -> name + " is null");
-            if (value.isNegative() || value.isZero()) {
-                throw new IllegalArgumentException(name + " must be positive, was " + value);
-            }
-            return value;
         }
     }
 }

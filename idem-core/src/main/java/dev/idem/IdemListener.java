@@ -19,8 +19,11 @@ public interface IdemListener {
     default void replayed(Scope scope) {
     }
 
-    /** The key was held by another call (reported once per call that found it so). */
-    default void conflict(Scope scope) {
+    /**
+     * The key was in progress: another call held it (reported once per call that found it so, when
+     * it answers {@link Outcome.InProgress} or starts waiting for the other call).
+     */
+    default void inProgress(Scope scope) {
     }
 
     /** The key was reused with another fingerprint. */

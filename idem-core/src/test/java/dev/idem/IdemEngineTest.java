@@ -748,7 +748,7 @@ class IdemEngineTest {
                 }
 
                 @Override
-                public void conflict(Scope s) {
+                public void inProgress(Scope s) {
                     throw new IllegalStateException("metrics down");
                 }
 

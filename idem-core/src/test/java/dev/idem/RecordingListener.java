@@ -41,7 +41,7 @@ class RecordingListener implements IdemListener {
     }
 
     @Override
-    public void conflict(Scope scope) {
+    public void inProgress(Scope scope) {
         record("conflict", scope);
         conflictSeen.countDown();
     }

@@ -37,8 +37,8 @@ public final class SafeListener implements IdemListener {
     }
 
     @Override
-    public void conflict(Scope scope) {
-        guard("conflict", () -> delegate.conflict(scope));
+    public void inProgress(Scope scope) {
+        guard("inProgress", () -> delegate.inProgress(scope));
     }
 
     @Override

@@ -28,7 +28,7 @@ public sealed interface ClaimOutcome {
             return new Outcome.Mismatch();
         }
         if (this instanceof InProgress inProgress) {
-            listener.conflict(scope);
+            listener.inProgress(scope);
             return new Outcome.InProgress(inProgress.retryAfter());
         }
         throw new IllegalStateException("an acquired claim is answered by running the operation, not by the claim");

@@ -16,8 +16,8 @@ public record ClaimRequest(RecordKey id, Fingerprint fingerprint, Duration lease
     public ClaimRequest {
         Objects.requireNonNull(id, "id");
         Objects.requireNonNull(fingerprint, "fingerprint");
-        Durations.requirePositive("lease", lease);
-        Durations.requirePositive("retention", retention);
+        Arguments.positive("lease", lease);
+        Arguments.positive("retention", retention);
         if (retention.compareTo(lease) < 0) {
             throw new IllegalArgumentException("retention (" + retention + ") must not be shorter than the lease (" + lease + ")");
         }

@@ -40,7 +40,7 @@ final class CoalescedWrites {
     static final int MAX_BATCH = 64;
     /**
      * Writes of one kind in flight at once before callers queue: one, the natural group commit (more
-     * lanes measured no better on the 2-core benchmark machine; see docs/performance.md).
+     * measured no better; see docs/performance.md, "Coalesced commits").
      */
     static final int IN_FLIGHT = 1;
 

@@ -5,25 +5,25 @@ import java.sql.SQLException;
 import java.util.Locale;
 
 /**
- * A database's SQL for idem, as data, and what the database needs done differently, as explicit
+ * A database's SQL for idem, as data, and what the key store needs done differently, as explicit
  * capabilities. Each JDBC module keeps its statements in {@code <its package>/<name>/<file>.sql}
  * (overriding, by name, the shared ones in {@code <its package>/common/<file>.sql}) and its numbered
  * migrations {@code V<n>__<description>.sql} beside them; idem-jdbc's own are {@code statements.sql}
  * and the records' migration under {@code dev/idem/jdbc/<name>/}. Adding a database means adding one
  * folder per module and one constant; a component refuses at {@code build()} a dialect whose files
- * lack a statement it runs.
+ * lack a statement it runs. A module whose statements differ by database states its own capabilities
+ * with an exhaustive {@code switch} over this enum, so that a new constant is a compile error wherever a
+ * capability has not been decided yet.
  */
 public enum Dialect {
-    POSTGRESQL("postgresql", "PostgreSQL", MigrationLock.TRANSACTION_ADVISORY, UpsertReport.RETURNED_FLAG, false,
-            Connection.TRANSACTION_READ_COMMITTED),
+    POSTGRESQL("postgresql", "PostgreSQL", MigrationLock.TRANSACTION_ADVISORY, Connection.TRANSACTION_READ_COMMITTED),
     /** One writer at a time, every transaction serializable: there is no isolation level to choose. */
-    SQLITE("sqlite", "SQLite", MigrationLock.HISTORY_WRITE, UpsertReport.ROW_COUNT, false, -1),
+    SQLITE("sqlite", "SQLite", MigrationLock.HISTORY_WRITE, -1),
     /**
      * MariaDB 10.6 or later with InnoDB (it needs {@code INSERT … RETURNING} and {@code SKIP LOCKED}).
      * Only MariaDB is detected: MySQL differs in collations and {@code RETURNING} and is not supported.
      */
-    MARIADB("mariadb", "MariaDB", MigrationLock.SESSION_NAMED, UpsertReport.SEPARATE_UPDATE, true,
-            Connection.TRANSACTION_REPEATABLE_READ);
+    MARIADB("mariadb", "MariaDB", MigrationLock.SESSION_NAMED, Connection.TRANSACTION_REPEATABLE_READ);
 
     /** How instances starting together take turns applying migrations. */
     public enum MigrationLock {
@@ -38,48 +38,35 @@ public enum Dialect {
         SESSION_NAMED
     }
 
-    /** How an upsert tells an insert from an update. */
-    public enum UpsertReport {
-        /** {@code upsert_inserted_flag}: the upsert returns whether it inserted (PostgreSQL). */
-        RETURNED_FLAG,
-        /** {@code upsert_update} and {@code upsert_exists}: insert-or-ignore, then a guarded update (MariaDB). */
-        SEPARATE_UPDATE,
-        /** The row count of a guarded upsert, with a look-up before it (SQLite). */
-        ROW_COUNT
-    }
-
     private final String folder;
     private final String displayName;
     private final MigrationLock migrationLock;
-    private final UpsertReport upsertReport;
-    private final boolean innodbRules;
     private final int storeIsolation;
 
-    Dialect(String folder, String displayName, MigrationLock migrationLock, UpsertReport upsertReport, boolean innodbRules,
-            int storeIsolation) {
-        this.storeIsolation = storeIsolation;
+    Dialect(String folder, String displayName, MigrationLock migrationLock, int storeIsolation) {
         this.folder = folder;
         this.displayName = displayName;
         this.migrationLock = migrationLock;
-        this.upsertReport = upsertReport;
-        this.innodbRules = innodbRules;
+        this.storeIsolation = storeIsolation;
     }
 
     public MigrationLock migrationLock() {
         return migrationLock;
     }
 
-    public UpsertReport upsertReport() {
-        return upsertReport;
-    }
+    // The key store's own capabilities (this package only); each module with statements that differ by
+    // database decides its own the same way, with an exhaustive switch over the constants.
 
     /**
      * Whether a claim of an existing key takes three steps ({@code claim}, {@code claim_takeover_update},
      * {@code claim_taken}), ending its transaction between them to drop the shared lock the duplicate
      * check took (MariaDB); elsewhere one {@code claim} statement takes over in place.
      */
-    public boolean claimsInThreeSteps() {
-        return innodbRules;
+    boolean claimsInThreeSteps() {
+        return switch (this) {
+            case MARIADB -> true;
+            case POSTGRESQL, SQLITE -> false;
+        };
     }
 
     /**
@@ -87,37 +74,22 @@ public enum Dialect {
      * {@code useAffectedRows=false}), so that a write that changed nothing asks {@code token_held}
      * whether the token was still current.
      */
-    public boolean countsChangedRows() {
-        return innodbRules;
+    boolean countsChangedRows() {
+        return switch (this) {
+            case MARIADB -> true;
+            case POSTGRESQL, SQLITE -> false;
+        };
     }
 
     /**
      * Whether a claim in the caller's transaction may roll that transaction back (MariaDB), so that
      * {@code transaction_has_work} first refuses a transaction that already did work.
      */
-    public boolean guardsCallersTransaction() {
-        return innodbRules;
-    }
-
-    /**
-     * Whether the outbox relay's lease, release and purge run at READ COMMITTED, leasing the heads
-     * first and each aggregate's rows after ({@code outbox_lease_heads}, {@code outbox_lease_aggregate};
-     * MariaDB). Under REPEATABLE READ their locking scans would keep every row they looked at locked,
-     * and the gaps between index entries too, so two relays leasing different aggregates, or a relay and
-     * a business transaction appending, could wait on each other in a cycle; under READ COMMITTED
-     * InnoDB keeps only the rows it takes.
-     */
-    public boolean scansReadCommitted() {
-        return innodbRules;
-    }
-
-    /**
-     * Whether a plain read in a transaction may see a snapshot older than the lock it took (InnoDB's
-     * consistent reads under REPEATABLE READ), so that a read after the lock must be a locking read
-     * ({@code window_range_locked}).
-     */
-    public boolean readsSnapshotUnderLock() {
-        return innodbRules;
+    boolean guardsCallersTransaction() {
+        return switch (this) {
+            case MARIADB -> true;
+            case POSTGRESQL, SQLITE -> false;
+        };
     }
 
     /**
@@ -135,14 +107,16 @@ public enum Dialect {
     /**
      * Whether the key store coalesces concurrent claims and completions into shared commits unless told
      * otherwise ({@code JdbcIdempotencyStore.Builder#coalesceCommits}): only on SQLite, one writer at a
-     * time, where sharing a commit measured 5-9 times the throughput at 8 threads. Not on PostgreSQL,
-     * which already shares the disk flush of concurrent commits: coalescing cut commits per
-     * claim+complete from 2 to about 0.7 but measured 0.4-0.65 of the uncoalesced throughput at 8
-     * threads, since one batch in flight at a time serialises what the server would run side by side.
-     * Not on MariaDB either, where it measured about a quarter (see docs/performance.md).
+     * time, where a write waits for its commit. Not on PostgreSQL, which already shares the disk flush
+     * of concurrent commits, so one batch in flight at a time only serialises what the server would run
+     * side by side; not on MariaDB either, where it measured slower (figures in docs/performance.md,
+     * "Coalesced commits").
      */
     public boolean coalescesCommitsByDefault() {
-        return this == SQLITE;
+        return switch (this) {
+            case SQLITE -> true;
+            case POSTGRESQL, MARIADB -> false;
+        };
     }
 
     /** The dialect for the connection's database, from its product name. */

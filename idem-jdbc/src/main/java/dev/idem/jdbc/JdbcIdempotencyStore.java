@@ -15,6 +15,7 @@ import dev.idem.jdbc.internal.StoreCalls;
 import dev.idem.jdbc.internal.Tables;
 import dev.idem.jdbc.internal.Transactions.SqlWork;
 import dev.idem.jdbc.internal.Transactions;
+import dev.idem.spi.Arguments;
 import dev.idem.spi.ClaimOutcome;
 import dev.idem.spi.ClaimRequest;
 import dev.idem.spi.HeldLease;
@@ -211,7 +212,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     @Override
     public void complete(RecordKey id, long token, StoredResponse response, Duration retention) {
         Objects.requireNonNull(response, "response is null; complete needs the response to replay");
-        requirePositive("retention", retention);
+        Arguments.positive("retention", retention);
         CoalescedWrites.Completion completion = new CoalescedWrites.Completion(id, token, response, retention);
         if (coalesced == null) {
             completeAlone(completion);
@@ -497,13 +498,6 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     StoreException failure(String operation, Scope scope, SQLException e) {
         return calls.failure(operation, scope, e);
-    }
-
-    private static void requirePositive(String name, Duration value) {
-        Objects.requireNonNull(value, () -> name + " is null");
-        if (value.isNegative() || value.isZero()) {
-            throw new IllegalArgumentException(name + " must be positive, was " + value);
-        }
     }
 
     @Override

@@ -7,6 +7,7 @@ import dev.idem.inbox.consumer.ConsumerLoop;
 import dev.idem.inbox.consumer.InboxConsumer;
 import dev.idem.inbox.Inbox;
 import dev.idem.inbox.InboxMessage;
+import dev.idem.spi.Arguments;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
@@ -384,7 +385,7 @@ public final class NatsInboxConsumer extends InboxConsumer<Message, NatsInboxCon
 
         /** The longest a fetch waits to fill its batch: 10 ms – 1 min, default 500 ms. */
         public Builder fetchWait(Duration fetchWait) {
-            this.fetchWait = range("fetchWait", fetchWait, Duration.ofMillis(10), Duration.ofMinutes(1));
+            this.fetchWait = Arguments.between("fetchWait", fetchWait, Duration.ofMillis(10), Duration.ofMinutes(1));
             return this;
         }
 
@@ -393,7 +394,7 @@ public final class NatsInboxConsumer extends InboxConsumer<Message, NatsInboxCon
          * outlast processing one batch; a consumer killed before acking is redelivered after it.
          */
         public Builder ackWait(Duration ackWait) {
-            this.ackWait = range("ackWait", ackWait, Duration.ofSeconds(1), Duration.ofHours(1));
+            this.ackWait = Arguments.between("ackWait", ackWait, Duration.ofSeconds(1), Duration.ofHours(1));
             return this;
         }
 
@@ -432,7 +433,7 @@ public final class NatsInboxConsumer extends InboxConsumer<Message, NatsInboxCon
 
         /** How long an {@code AckSync} waits for the server's confirmation: 10 ms – 1 min, default 5 s. */
         public Builder ackTimeout(Duration ackTimeout) {
-            this.ackTimeout = range("ackTimeout", ackTimeout, Duration.ofMillis(10), Duration.ofMinutes(1));
+            this.ackTimeout = Arguments.between("ackTimeout", ackTimeout, Duration.ofMillis(10), Duration.ofMinutes(1));
             return this;
         }
 
@@ -474,14 +475,6 @@ public final class NatsInboxConsumer extends InboxConsumer<Message, NatsInboxCon
                         + ": a fetch could never be filled");
             }
             return new NatsInboxConsumer(this);
-        }
-
-        private static Duration range(String what, Duration value, Duration min, Duration max) {
-            Objects.requireNonNull(value, () -> what + " is null");
-            if (value.compareTo(min) < 0 || value.compareTo(max) > 0) {
-                throw new IllegalArgumentException(what + " must be " + min + " - " + max + ", was " + value);
-            }
-            return value;
         }
 
         /** Stream and consumer names: 1–255 characters, none of whitespace, '.', '*', '>', '/', '\'. */

@@ -42,6 +42,9 @@ public final class OpenTelemetryIdemListener implements IdemListener {
     /** The event of a write refused because another owner holds the key. */
     public static final String LEASE_LOST_EVENT = "idem.lease_lost";
 
+    /** A listener that adds its events to whichever span is current when the engine reports them. */
+    public OpenTelemetryIdemListener() {}
+
     @Override
     public void claimed(Scope scope, int attempt) {
         if (attempt == 1) { // a later attempt is reported by takeover()
@@ -60,7 +63,7 @@ public final class OpenTelemetryIdemListener implements IdemListener {
     }
 
     @Override
-    public void conflict(Scope scope) {
+    public void inProgress(Scope scope) {
         claim(scope, "in_progress", 0);
     }
 

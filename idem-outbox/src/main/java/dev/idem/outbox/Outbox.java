@@ -81,9 +81,24 @@ public final class Outbox implements Purgeable {
     static List<String> requiredStatements(Dialect dialect) {
         List<String> names = new ArrayList<>(List.of("outbox_next_sequence", "outbox_append", "outbox_leased", "outbox_mark_sent",
                 "outbox_mark_failed", "outbox_release", "outbox_pending", "outbox_purge"));
-        names.addAll(dialect.scansReadCommitted() ? List.of("outbox_lease_heads", "outbox_lease_aggregate") : List.of("outbox_lease"));
+        names.addAll(scansReadCommitted(dialect) ? List.of("outbox_lease_heads", "outbox_lease_aggregate") : List.of("outbox_lease"));
         names.addAll(Migrator.requiredStatements(dialect));
         return names;
+    }
+
+    /**
+     * Whether the relay's lease, release and purge run at READ COMMITTED, leasing the heads first and
+     * each aggregate's rows after ({@code outbox_lease_heads}, {@code outbox_lease_aggregate}; MariaDB).
+     * Under REPEATABLE READ InnoDB's locking scans would keep every row they looked at locked, and the
+     * gaps between index entries too, so two relays leasing different aggregates, or a relay and a
+     * business transaction appending, could wait on each other in a cycle; under READ COMMITTED InnoDB
+     * keeps only the rows it takes.
+     */
+    static boolean scansReadCommitted(Dialect dialect) {
+        return switch (dialect) {
+            case MARIADB -> true;
+            case POSTGRESQL, SQLITE -> false;
+        };
     }
 
     public static Builder builder(DataSource dataSource) {
@@ -265,7 +280,7 @@ public final class Outbox implements Purgeable {
      * head's events. Returns whether anything was leased.
      */
     private boolean leaseEvents(Connection c, String owner, int maxAggregates, int perAggregate, Duration lease) throws SQLException {
-        if (!dialect.scansReadCommitted()) {
+        if (!scansReadCommitted(dialect)) {
             try (PreparedStatement ps = c.prepareStatement(sql.get("outbox_lease"))) {
                 ps.setInt(1, maxAggregates);
                 ps.setString(2, owner);
@@ -321,10 +336,10 @@ public final class Outbox implements Purgeable {
 
     /**
      * Runs {@code work} under the dialect's isolation for the relay's locking scans, where it
-     * {@linkplain Dialect#scansReadCommitted needs one} (MariaDB: READ COMMITTED), and restores the connection's own level after.
+     * {@linkplain #scansReadCommitted needs one} (MariaDB: READ COMMITTED), and restores the connection's own level after.
      */
     private <T> T withScanIsolation(Connection c, SqlWork<T> work) throws SQLException {
-        if (!dialect.scansReadCommitted()) {
+        if (!scansReadCommitted(dialect)) {
             return work.run(c);
         }
         int before = c.getTransactionIsolation();

@@ -2,6 +2,7 @@ package dev.idem.outbox;
 
 import dev.idem.StoreException;
 import dev.idem.jdbc.internal.Guard;
+import dev.idem.spi.Arguments;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -237,19 +238,19 @@ public final class OutboxRelay implements AutoCloseable {
 
         /** Aggregates leased per poll: 1–10000, default 100. */
         public Builder maxAggregates(int maxAggregates) {
-            this.maxAggregates = range("maxAggregates", maxAggregates, 1, 10_000);
+            this.maxAggregates = Arguments.between("maxAggregates", maxAggregates, 1, 10_000);
             return this;
         }
 
         /** Events of one aggregate leased per poll: 1–10000, default 50. */
         public Builder maxPerAggregate(int maxPerAggregate) {
-            this.maxPerAggregate = range("maxPerAggregate", maxPerAggregate, 1, 10_000);
+            this.maxPerAggregate = Arguments.between("maxPerAggregate", maxPerAggregate, 1, 10_000);
             return this;
         }
 
         /** Pause after a poll that published nothing. Default 500 ms. */
         public Builder pollInterval(Duration pollInterval) {
-            this.pollInterval = positive("pollInterval", pollInterval);
+            this.pollInterval = Arguments.atLeastOneMilli("pollInterval", pollInterval);
             return this;
         }
 
@@ -258,14 +259,14 @@ public final class OutboxRelay implements AutoCloseable {
          * it, another relay may publish the same events again.
          */
         public Builder lease(Duration lease) {
-            this.lease = positive("lease", lease);
+            this.lease = Arguments.atLeastOneMilli("lease", lease);
             return this;
         }
 
         /** Retry delay after the first failure of an event, doubling per failure up to {@code cap}. Default 1 s to 5 min. */
         public Builder backoff(Duration base, Duration cap) {
-            positive("backoff base", base);
-            positive("backoff cap", cap);
+            Arguments.atLeastOneMilli("backoff base", base);
+            Arguments.atLeastOneMilli("backoff cap", cap);
             if (cap.compareTo(base) < 0) {
                 throw new IllegalArgumentException("backoff cap " + cap + " is below its base " + base);
             }
@@ -276,13 +277,13 @@ public final class OutboxRelay implements AutoCloseable {
 
         /** How often the started relay purges sent events past retention. Default 1 min. */
         public Builder purgeInterval(Duration purgeInterval) {
-            this.purgeInterval = positive("purgeInterval", purgeInterval);
+            this.purgeInterval = Arguments.atLeastOneMilli("purgeInterval", purgeInterval);
             return this;
         }
 
         /** Sent events deleted per statement: 1–100000, default 500. */
         public Builder purgeBatchSize(int purgeBatchSize) {
-            this.purgeBatchSize = range("purgeBatchSize", purgeBatchSize, 1, 100_000);
+            this.purgeBatchSize = Arguments.between("purgeBatchSize", purgeBatchSize, 1, 100_000);
             return this;
         }
 
@@ -296,19 +297,5 @@ public final class OutboxRelay implements AutoCloseable {
             return new OutboxRelay(this);
         }
 
-        private static int range(String what, int value, int min, int max) {
-            if (value < min || value > max) {
-                throw new IllegalArgumentException(what + " must be " + min + "-" + max + ", was " + value);
-            }
-            return value;
-        }
-
-        private static Duration positive(String what, Duration value) {
-            Objects.requireNonNull(value, () -> what + " is null");
-            if (value.toMillis() < 1) {
-                throw new IllegalArgumentException(what + " must be at least 1 ms, was " + value);
-            }
-            return value;
-        }
     }
 }

@@ -27,7 +27,7 @@ final class Events implements IdemListener {
     }
 
     @Override
-    public void conflict(Scope scope) {
+    public void inProgress(Scope scope) {
         bump(conflicts);
     }
 

@@ -132,7 +132,7 @@ public class IdemAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnBooleanProperty(name = "idem.sweeper.enabled", matchIfMissing = true)
-    public SweeperLifecycle idemSweeperLifecycle(ObjectProvider<Sweeper> sweepers, ObjectProvider<SweeperMeters> meters) {
+    SweeperLifecycle idemSweeperLifecycle(ObjectProvider<Sweeper> sweepers, ObjectProvider<SweeperMeters> meters) {
         return new SweeperLifecycle(sweepers, meters.getIfAvailable(() -> SweeperMeters.NONE));
     }
 

@@ -86,10 +86,10 @@ public class IdemListenerAutoConfiguration {
     @Bean
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     @ConditionalOnMissingBean
-    public static IdempotentListenerPostProcessor idempotentListenerPostProcessor(ObjectProvider<Inbox> inbox,
-                                                                                  ObjectProvider<PlatformTransactionManager> managers,
-                                                                                  ObjectProvider<ListenerTracing> tracing,
-                                                                                  ObjectProvider<ListenerMeters> meters) {
+    static IdempotentListenerPostProcessor idempotentListenerPostProcessor(ObjectProvider<Inbox> inbox,
+                                                                           ObjectProvider<PlatformTransactionManager> managers,
+                                                                           ObjectProvider<ListenerTracing> tracing,
+                                                                           ObjectProvider<ListenerMeters> meters) {
         ClassLoader loader = IdemListenerAutoConfiguration.class.getClassLoader();
         List<ListenerBroker> brokers = new ArrayList<>();
         if (ClassUtils.isPresent("org.springframework.kafka.annotation.KafkaListener", loader)

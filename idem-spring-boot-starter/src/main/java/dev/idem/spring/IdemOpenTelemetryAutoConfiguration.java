@@ -59,7 +59,7 @@ public class IdemOpenTelemetryAutoConfiguration {
     /** The {@code @IdempotentListener} deliveries' CONSUMER spans, by the consumer tracing's mechanism. */
     @Bean
     @ConditionalOnMissingBean
-    public ListenerTracing idemListenerTracing(OpenTelemetryConsumerTracing tracing) {
+    ListenerTracing idemListenerTracing(OpenTelemetryConsumerTracing tracing) {
         return (system, destination, consumer, messages, work) -> tracing.process(system, destination, consumer, messages.get(), work::run);
     }
 }

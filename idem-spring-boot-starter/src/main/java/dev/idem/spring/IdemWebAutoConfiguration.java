@@ -51,8 +51,8 @@ public class IdemWebAutoConfiguration {
     /** {@code @Idempotent} on handler methods, found through Spring MVC's handler mappings. */
     @Bean
     @ConditionalOnMissingBean
-    public RoutePolicyResolver idemRoutePolicyResolver(Idem idem, IdemProperties properties, Environment environment,
-                                                       ObjectProvider<TransactionalRunners> transactionalRunners) {
+    RoutePolicyResolver idemRoutePolicyResolver(Idem idem, IdemProperties properties, Environment environment,
+                                                ObjectProvider<TransactionalRunners> transactionalRunners) {
         return new HandlerMappingRoutePolicyResolver(new EndpointPolicies(idem, properties, environment,
                 transactionalRunners.getIfAvailable(TransactionalRunners::unavailable)));
     }
@@ -62,7 +62,7 @@ public class IdemWebAutoConfiguration {
      * filter, which answers them 503 or 409 with {@code Retry-After} instead of a catch-all's 500.
      */
     @Bean
-    public IdemFailurePassThrough idemFailurePassThrough() {
+    IdemFailurePassThrough idemFailurePassThrough() {
         return new IdemFailurePassThrough();
     }
 

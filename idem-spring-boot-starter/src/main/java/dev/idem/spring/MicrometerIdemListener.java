@@ -19,7 +19,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * <tr><td>{@value #CLAIMS}</td><td>{@code outcome=acquired}, {@code operation}</td><td>calls that got a fresh key and ran the operation</td></tr>
  * <tr><td>{@value #CLAIMS}</td><td>{@code outcome=takeover}, {@code operation}</td><td>calls that took a key over after its owner's lease ran out, and ran (resumed) it</td></tr>
  * <tr><td>{@value #CLAIMS}</td><td>{@code outcome=replayed}, {@code operation}</td><td>calls answered with a stored response</td></tr>
- * <tr><td>{@value #CLAIMS}</td><td>{@code outcome=conflict}, {@code operation}</td><td>calls that found the key in progress (409, or waiting)</td></tr>
+ * <tr><td>{@value #CLAIMS}</td><td>{@code outcome=in_progress}, {@code operation}</td><td>calls that found the key in progress (409, or waiting)</td></tr>
  * <tr><td>{@value #CLAIMS}</td><td>{@code outcome=mismatch}, {@code operation}</td><td>calls that reused a key for another request (422)</td></tr>
  * <tr><td>{@value #LEASE_LOST}</td><td></td><td>writes refused because another owner holds the key now</td></tr>
  * <tr><td>{@value #PURGED}</td><td></td><td>expired records deleted by the sweeper</td></tr>
@@ -33,7 +33,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * become a tag. (A custom {@code ScopeResolver} must keep the operation part bounded in the same way.)
  *
  * <p>{@code acquired} and {@code takeover} are disjoint, so the sum over outcomes counts claims with a
- * final answer, except that a call that waits ({@code in-flight=wait}) counts {@code conflict} when
+ * final answer, except that a call that waits ({@code in-flight=wait}) counts {@code in_progress} when
  * it starts waiting and then the outcome it ends with.
  */
 public final class MicrometerIdemListener implements IdemListener {
@@ -91,8 +91,8 @@ public final class MicrometerIdemListener implements IdemListener {
     }
 
     @Override
-    public void conflict(Scope scope) {
-        count("conflict", scope);
+    public void inProgress(Scope scope) {
+        count("in_progress", scope);
     }
 
     @Override

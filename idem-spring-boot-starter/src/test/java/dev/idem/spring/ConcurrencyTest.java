@@ -24,7 +24,7 @@ abstract class ConcurrencyTest extends AppTest {
     void thirtyTwoIdenticalPostsWithTheWaitPolicyRunOnceAndAllGetTheSameAnswer() throws Exception {
         String key = fresh("wait");
         String item = fresh("wait-item");
-        double conflictsBefore = app.claims("conflict");
+        double conflictsBefore = app.claims("in_progress");
         List<CompletableFuture<HttpResponse<String>>> calls = new ArrayList<>();
         app.gate().arm();
         try {
@@ -33,7 +33,7 @@ abstract class ConcurrencyTest extends AppTest {
             }
             app.gate().awaitEntered();
             // Each of the 31 others reports one conflict when it finds the key held, then waits.
-            awaitTrue("all others are waiting", () -> app.claims("conflict") - conflictsBefore >= CALLERS - 1);
+            awaitTrue("all others are waiting", () -> app.claims("in_progress") - conflictsBefore >= CALLERS - 1);
         } finally {
             app.gate().release();
         }

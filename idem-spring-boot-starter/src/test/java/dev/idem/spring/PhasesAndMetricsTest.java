@@ -45,7 +45,7 @@ abstract class PhasesAndMetricsTest extends AppTest {
         double acquired = app.claims("acquired");
         double replayed = app.claims("replayed");
         double mismatch = app.claims("mismatch");
-        double conflict = app.claims("conflict");
+        double conflict = app.claims("in_progress");
         double takeover = app.claims("takeover");
         String key = fresh("metrics");
         String item = fresh("metrics-item");
@@ -73,7 +73,7 @@ abstract class PhasesAndMetricsTest extends AppTest {
         assertThat(app.claims("acquired") - acquired).isEqualTo(3);
         assertThat(app.claims("replayed") - replayed).isEqualTo(1);
         assertThat(app.claims("mismatch") - mismatch).isEqualTo(1);
-        assertThat(app.claims("conflict") - conflict).isEqualTo(1);
+        assertThat(app.claims("in_progress") - conflict).isEqualTo(1);
         assertThat(app.claims("takeover") - takeover).isEqualTo(1);
     }
 }

@@ -3,6 +3,7 @@ package dev.idem.testing;
 import dev.idem.Fingerprint;
 import dev.idem.LeaseLostException;
 import dev.idem.StoredResponse;
+import dev.idem.spi.Arguments;
 import dev.idem.spi.ClaimOutcome;
 import dev.idem.spi.ClaimRequest;
 import dev.idem.spi.IdempotencyRecord;
@@ -120,7 +121,7 @@ public final class NonDurableMemoryStore implements IdempotencyStore {
     @Override
     public synchronized void complete(RecordKey id, long token, StoredResponse response, Duration retention) {
         Objects.requireNonNull(response, "response is null");
-        requirePositive("retention", retention);
+        Arguments.positive("retention", retention);
         Entry e = owned(id, token, "complete");
         Instant now = clock.instant();
         e.state = State.COMPLETED;
@@ -206,12 +207,5 @@ public final class NonDurableMemoryStore implements IdempotencyStore {
             throw LeaseLostException.staleToken(id.scope(), token, operation);
         }
         return e;
-    }
-
-    private static void requirePositive(String name, Duration value) {
-        Objects.requireNonNull(value, () -> name + " is null");
-        if (value.isNegative() || value.isZero()) {
-            throw new IllegalArgumentException(name + " must be positive, was " + value);
-        }
     }
 }

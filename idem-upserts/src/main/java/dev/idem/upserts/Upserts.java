@@ -57,16 +57,16 @@ public final class Upserts {
     private Upserts(Dialect dialect, SqlStatements.Source source) {
         this.dialect = dialect;
         this.sql = SqlStatements.load(dialect, source, "upserts.sql", Map.of(), requiredStatements(dialect));
-        this.insertedFlag = dialect.upsertReport() == Dialect.UpsertReport.RETURNED_FLAG
+        this.insertedFlag = UpsertReport.of(dialect) == UpsertReport.RETURNED_FLAG
                 ? Optional.of(sql.get("upsert_inserted_flag")) : Optional.empty();
-        this.separateUpdate = dialect.upsertReport() == Dialect.UpsertReport.SEPARATE_UPDATE;
+        this.separateUpdate = UpsertReport.of(dialect) == UpsertReport.SEPARATE_UPDATE;
     }
 
     /** Every statement the upserts run on {@code dialect}; checked when they are loaded. */
     static List<String> requiredStatements(Dialect dialect) {
         List<String> names = new ArrayList<>(List.of("upsert_quote", "upsert_insert_or_ignore", "upsert_insert_or_update",
                 "upsert_assignment", "upsert_version_guard"));
-        switch (dialect.upsertReport()) {
+        switch (UpsertReport.of(dialect)) {
             case RETURNED_FLAG -> names.add("upsert_inserted_flag");
             case SEPARATE_UPDATE -> names.addAll(List.of("upsert_update", "upsert_set", "upsert_match", "upsert_update_guard", "upsert_exists"));
             case ROW_COUNT -> { }

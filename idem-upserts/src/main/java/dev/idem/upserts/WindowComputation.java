@@ -1,6 +1,5 @@
 package dev.idem.upserts;
 
-import dev.idem.upserts.WindowedTotals.Event;
 import java.math.BigInteger;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -14,12 +13,27 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
- * The transformation behind {@link WindowedTotals}, without a database: the complete input of a
+ * The transformation behind the windowed totals, without a database: the complete input of a
  * range in, the count and sum per window and group out. The result depends only on the set of
  * distinct events, never on their order or on how often each one was delivered. The input is read
  * to its end and checked completely here, before the caller writes anything.
  */
 final class WindowComputation {
+
+    /**
+     * What the computation reads of an event. The public event type implements it, so that this class
+     * needs nothing of the component that writes its result; two events are the same delivery when
+     * they are {@code equals}.
+     */
+    interface Input {
+        String id();
+
+        Instant time();
+
+        String group();
+
+        long amount();
+    }
 
     /** The key of one row: a window, by its start in epoch milliseconds, and a group. Ordered by window, then group. */
     record Cell(long windowStart, String group) implements Comparable<Cell> {
@@ -54,12 +68,12 @@ final class WindowComputation {
      * @throws IllegalArgumentException for an event outside [from, to), or two different events with one id
      * @throws ArithmeticException      if a window's and group's sum does not fit in a long
      */
-    static Result compute(String aggregate, Instant from, Instant to, long windowMs, Iterable<? extends Event> events) {
+    static Result compute(String aggregate, Instant from, Instant to, long windowMs, Iterable<? extends Input> events) {
         Objects.requireNonNull(events, "events is null");
-        Map<String, Event> byId = new HashMap<>();
+        Map<String, Input> byId = new HashMap<>();
         long position = 0;
         long duplicates = 0;
-        for (Event event : events) {
+        for (Input event : events) {
             if (event == null) {
                 throw new NullPointerException("events has a null at position " + position);
             }
@@ -68,7 +82,7 @@ final class WindowComputation {
                         + (event.time().isBefore(from) ? "before" : "at or after the end of") + " the range [" + from + ", " + to
                         + "); every event of the input must belong to the range it recomputes");
             }
-            Event first = byId.putIfAbsent(event.id(), event);
+            Input first = byId.putIfAbsent(event.id(), event);
             if (first != null) {
                 if (!first.equals(event)) {
                     // Deciding for one of them would make the totals depend on the input's order.
@@ -80,7 +94,7 @@ final class WindowComputation {
             position++;
         }
         TreeMap<Cell, Sum> sums = new TreeMap<>();
-        for (Event event : byId.values()) {
+        for (Input event : byId.values()) {
             long ms = event.time().toEpochMilli();  // fits: the event lies between two instants that are whole epoch milliseconds
             sums.computeIfAbsent(new Cell(ms - Math.floorMod(ms, windowMs), event.group()), cell -> new Sum()).add(event.amount());
         }
@@ -97,7 +111,7 @@ final class WindowComputation {
         return new Result(Collections.unmodifiableSortedMap(totals), byId.size(), duplicates);
     }
 
-    private static String differences(Event a, Event b) {
+    private static String differences(Input a, Input b) {
         List<String> fields = new ArrayList<>(3);
         if (!a.time().equals(b.time())) {
             fields.add("time");

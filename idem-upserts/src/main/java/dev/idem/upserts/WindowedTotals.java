@@ -106,11 +106,23 @@ public final class WindowedTotals {
     /** Every statement the totals run on {@code dialect}; checked when they are built. */
     static List<String> requiredStatements(Dialect dialect) {
         List<String> names = new ArrayList<>(List.of("window_lock_aggregate", "window_range", "window_upsert", "window_delete"));
-        if (dialect.readsSnapshotUnderLock()) {
+        if (readsSnapshotUnderLock(dialect)) {
             names.add("window_range_locked");
         }
         names.addAll(Migrator.requiredStatements(dialect));
         return names;
+    }
+
+    /**
+     * Whether a plain read in a transaction may see a snapshot older than the lock it took (InnoDB's
+     * consistent reads under REPEATABLE READ), so that the read after the aggregate's lock must be a
+     * locking read ({@code window_range_locked}).
+     */
+    static boolean readsSnapshotUnderLock(Dialect dialect) {
+        return switch (dialect) {
+            case MARIADB -> true;
+            case POSTGRESQL, SQLITE -> false;
+        };
     }
 
     /** Windowed totals on {@code dataSource}; the dialect is detected at {@link Builder#build()} unless set. */
@@ -239,7 +251,7 @@ public final class WindowedTotals {
             throw new IllegalStateException("aggregate '" + name + "' was computed with windows of " + Duration.ofMillis(storedWindowMs)
                     + ", not " + window + "; give an aggregate with another window length another name");
         }
-        SortedMap<Cell, Totals> existing = read(c, sql.get(dialect.readsSnapshotUnderLock() ? "window_range_locked" : "window_range"), range.fromMs, range.toMs);
+        SortedMap<Cell, Totals> existing = read(c, sql.get(readsSnapshotUnderLock(dialect) ? "window_range_locked" : "window_range"), range.fromMs, range.toMs);
         long inserted = 0;
         long updated = 0;
         long unchanged = 0;
@@ -341,7 +353,7 @@ public final class WindowedTotals {
      * @param id    1–255 characters without control characters; error messages never quote it
      * @param group 1–255 characters without control characters
      */
-    public record Event(String id, Instant time, String group, long amount) {
+    public record Event(String id, Instant time, String group, long amount) implements WindowComputation.Input {
         public Event {
             checkText("event id", id);
             Objects.requireNonNull(time, "event time is null");

@@ -49,8 +49,8 @@ public final class CompositeIdemListener implements IdemListener {
     }
 
     @Override
-    public void conflict(Scope scope) {
-        each(l -> l.conflict(scope));
+    public void inProgress(Scope scope) {
+        each(l -> l.inProgress(scope));
     }
 
     @Override

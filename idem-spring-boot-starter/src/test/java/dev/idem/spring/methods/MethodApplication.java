@@ -47,7 +47,7 @@ public class MethodApplication {
         private final Map<String, AtomicInteger> byScope = new ConcurrentHashMap<>();
 
         @Override
-        public void conflict(Scope scope) {
+        public void inProgress(Scope scope) {
             byScope.computeIfAbsent(scope.value(), s -> new AtomicInteger()).incrementAndGet();
         }
 

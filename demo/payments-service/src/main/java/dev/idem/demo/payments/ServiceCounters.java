@@ -41,7 +41,7 @@ public final class ServiceCounters implements IdemListener {
     }
 
     @Override
-    public void conflict(Scope scope) {
+    public void inProgress(Scope scope) {
         conflicts.incrementAndGet();
     }
 
