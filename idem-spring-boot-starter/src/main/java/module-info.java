@@ -25,6 +25,8 @@ module dev.idem.spring {
 
     requires static dev.idem.redis;
     requires static dev.idem.kafka;
+    requires static dev.idem.nats;
+    requires static io.nats.jnats;
     requires static transitive dev.idem.opentelemetry;
     requires static transitive micrometer.core;
     requires static spring.web;
@@ -38,6 +40,8 @@ module dev.idem.spring {
     requires static com.rabbitmq.client;
     requires static kafka.clients;
     requires static lettuce.core;
+    requires static flyway.core;
+    requires static liquibase.core;
     requires static transitive tools.jackson.databind;
 
     exports dev.idem.spring;
