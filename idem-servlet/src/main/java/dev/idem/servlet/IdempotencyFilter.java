@@ -152,7 +152,7 @@ public final class IdempotencyFilter implements Filter {
     public static final String EXECUTION_ATTRIBUTE = "dev.idem.servlet.execution";
     /** The key header of the IETF draft and Stripe. */
     public static final String DEFAULT_HEADER_NAME = "Idempotency-Key";
-    /** Default for both body caps: 1 MiB. */
+    /** Default of the request body cap: 1 MiB. (The response cap is the engine's, {@link Idem#maxResponseBytes()}.) */
     public static final int DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
     /**
      * Response header by which a covered handler declines storage of its response (value {@code no}):
@@ -175,19 +175,18 @@ public final class IdempotencyFilter implements Filter {
     private final ScopeResolver scopes;
     private final RequestFingerprinter fingerprinter;
     private final int maxRequestBytes;
-    private final int maxResponseBytes;
     private final StoragePolicy storagePolicy;
     private final Duration failureRetryAfter;
 
     private IdempotencyFilter(Builder b) {
-        this.idem = b.idem;
+        this.idem = b.maxResponseBytes == null || b.maxResponseBytes == b.idem.maxResponseBytes() ? b.idem
+                : b.idem.toBuilder().maxResponseBytes(b.maxResponseBytes).build();
         this.methods = Collections.unmodifiableSet(new LinkedHashSet<>(b.methods));
         this.headerName = b.headerName;
         this.routePolicies = b.routePolicies;
         this.scopes = b.scopes;
         this.fingerprinter = b.fingerprinter;
         this.maxRequestBytes = b.maxRequestBytes;
-        this.maxResponseBytes = b.maxResponseBytes;
         this.storagePolicy = b.storagePolicy;
         this.failureRetryAfter = b.failureRetryAfter;
     }
@@ -268,12 +267,10 @@ public final class IdempotencyFilter implements Filter {
         Objects.requireNonNull(scope, "the ScopeResolver returned null");
         request.setAttribute(APPLIED_ATTRIBUTE, Boolean.TRUE);
         try {
-            RequestRunner runner = policy.runner().orElseGet(() -> RequestRunner.of(policy.idem().orElse(idem)));
-            // Under the engine's own cap too, or the engine would refuse the response after the effect.
-            int responseCap = policy.runner().isPresent() ? maxResponseBytes
-                    : Math.min(maxResponseBytes, policy.idem().orElse(idem).maxResponseBytes());
+            Idem engine = policy.idem().orElse(idem);
+            RequestRunner runner = policy.runner().orElseGet(() -> RequestRunner.of(engine));
             StoragePolicy storage = policy.storagePolicy().orElse(storagePolicy);
-            run(runner, storage, scope, key, fingerprint, new BufferedRequest(request, body), response, chain, responseCap);
+            run(runner, storage, scope, key, fingerprint, new BufferedRequest(request, body), response, chain, engine);
         } finally {
             request.removeAttribute(APPLIED_ATTRIBUTE);
         }
@@ -288,9 +285,17 @@ public final class IdempotencyFilter implements Filter {
     }
 
     private void run(RequestRunner runner, StoragePolicy storage, Scope scope, IdempotencyKey key, Fingerprint fingerprint,
-                     BufferedRequest request, HttpServletResponse response, FilterChain chain, int responseCap)
+                     BufferedRequest request, HttpServletResponse response, FilterChain chain, Idem engine)
             throws IOException, ServletException {
-        CapturingResponse capture = new CapturingResponse(response);
+        // The engine owns the response cap: the capture holds no more of the body in memory than it stores.
+        try (CapturingResponse capture = new CapturingResponse(response, engine.maxResponseBytes())) {
+            run(runner, storage, scope, key, fingerprint, request, response, chain, engine, capture);
+        }
+    }
+
+    private void run(RequestRunner runner, StoragePolicy storage, Scope scope, IdempotencyKey key, Fingerprint fingerprint,
+                     BufferedRequest request, HttpServletResponse response, FilterChain chain, Idem engine,
+                     CapturingResponse capture) throws IOException, ServletException {
         boolean[] handlerStarted = {false};
         boolean[] handlerFinished = {false};
         Exception[] handlerThrew = {null};
@@ -311,7 +316,8 @@ public final class IdempotencyFilter implements Filter {
                     request.removeAttribute(EXECUTION_ATTRIBUTE);
                 }
                 handlerFinished[0] = true;
-                StoredResponse stored = capture.toStored(responseCap);
+                // As the engine stores it (an oversized body left out and marked), also for a runner of one's own.
+                StoredResponse stored = engine.storable(capture.toStored());
                 if (capture.storageDeclined() || !storage.stores(stored)) {
                     throw notStored; // the runner gives the key back, as after an exception, and rethrows this
                 }
@@ -413,7 +419,7 @@ public final class IdempotencyFilter implements Filter {
     @Override
     public String toString() {
         return "IdempotencyFilter[methods=" + methods + ", header=" + headerName + ", maxRequestBytes=" + maxRequestBytes
-                + ", maxResponseBytes=" + maxResponseBytes + ", " + storagePolicy + ", failureRetryAfter=" + failureRetryAfter
+                + ", maxResponseBytes=" + idem.maxResponseBytes() + ", " + storagePolicy + ", failureRetryAfter=" + failureRetryAfter
                 + ", " + idem + "]";
     }
 
@@ -429,7 +435,8 @@ public final class IdempotencyFilter implements Filter {
         private ScopeResolver scopes = ScopeResolver.userPrincipal();
         private RequestFingerprinter fingerprinter = new RequestFingerprinter();
         private int maxRequestBytes = DEFAULT_MAX_BODY_BYTES;
-        private int maxResponseBytes = DEFAULT_MAX_BODY_BYTES;
+        /** Null: the engine's cap as it is. */
+        private Integer maxResponseBytes;
         private StoragePolicy storagePolicy = StoragePolicy.defaults();
         private Duration failureRetryAfter = DEFAULT_FAILURE_RETRY_AFTER;
 
@@ -485,9 +492,11 @@ public final class IdempotencyFilter implements Filter {
         }
 
         /**
-         * Larger response bodies are sent in full but stored empty, with
-         * {@code Idempotent-Body-Omitted: true}. Default 1 MiB; a smaller cap of the engine's applies
-         * instead on routes run by an {@link Idem}.
+         * Sets the engine's response cap for this filter: the filter runs on
+         * {@code idem.toBuilder().maxResponseBytes(n)}. Larger response bodies are sent in full but
+         * stored empty, with {@code Idempotent-Body-Omitted: true}. Default: the engine's own cap
+         * ({@link Idem#maxResponseBytes()}), the one cap that applies; a route's own {@link Idem}
+         * ({@link RoutePolicy#withIdem}) keeps its cap.
          */
         public Builder maxResponseBytes(int maxResponseBytes) {
             this.maxResponseBytes = bytes("maxResponseBytes", maxResponseBytes);
