@@ -112,7 +112,7 @@ public final class Idem {
             }
             Duration left = Duration.between(clock.instant(), deadline);
             if (left.isNegative() || left.isZero() || !sleep(min(backoff.next(), left))) {
-                return new Outcome.InProgress(retryAfter);
+                return Outcome.InProgress.lookAgain(retryAfter);
             }
         }
     }

@@ -561,7 +561,7 @@ class IdemEngineTest {
     class KeysInProgress {
 
         @Test
-        @DisplayName("with reject(), a call finding the key in progress answers InProgress with the lease's remainder")
+        @DisplayName("with reject(), a call finding the key in progress answers InProgress: look again in 1 s, not at the lease's end")
         void rejectAnswersInProgress() {
             AtomicReference<Outcome> inner = new AtomicReference<>();
 
@@ -570,7 +570,7 @@ class IdemEngineTest {
                 return response(201, "paid");
             });
 
-            assertThat(inner.get()).isEqualTo(new Outcome.InProgress(Duration.ofSeconds(30)));
+            assertThat(inner.get()).isEqualTo(new Outcome.InProgress(Duration.ofSeconds(1)));
             assertThat(runs).hasValue(0);
             assertThat(events.events()).containsExactly("claimed 1", "conflict");
         }
@@ -623,9 +623,19 @@ class IdemEngineTest {
 
             Outcome outcome = waiting.execute(scope, key, fingerprint, counting("never"));
 
-            assertThat(outcome).isEqualTo(new Outcome.InProgress(Duration.ofSeconds(30)));
+            assertThat(outcome).isEqualTo(new Outcome.InProgress(Duration.ofSeconds(1)));
             assertThat(runs).hasValue(0);
             assertThat(events.events()).containsExactly("conflict");
+        }
+
+        @Test
+        @DisplayName("InProgress says to look again when the lease ends if that is sooner than the poll interval")
+        void inProgressWithinTheLeasesRemainder() {
+            store.claim(new ClaimRequest(id, fingerprint, Duration.ofSeconds(30), Duration.ofHours(1)));
+            store.advance(Duration.ofMillis(29_600));
+
+            assertThat(execute(counting("never"))).isEqualTo(new Outcome.InProgress(Duration.ofMillis(400)));
+            assertThat(runs).hasValue(0);
         }
 
         @Test

@@ -147,14 +147,25 @@ public final class IdempotentHttpClient {
      * with {@link IdempotentRequestFailedException}. Cancelling the future stops further attempts.
      */
     public <T> CompletableFuture<IdempotentResponse<T>> sendAsync(HttpRequest request, BodyHandler<T> handler) {
-        return runAsync(policy.start(request, null), Objects.requireNonNull(handler, "handler is null"));
+        return startAsync(request, null, Objects.requireNonNull(handler, "handler is null"));
     }
 
     /** Like {@link #send(HttpRequest, BodyHandler, String)}, asynchronously as {@link #sendAsync(HttpRequest, BodyHandler)}. */
     public <T> CompletableFuture<IdempotentResponse<T>> sendAsync(HttpRequest request, BodyHandler<T> handler,
                                                                    String key) {
         Objects.requireNonNull(key, "key is null");
-        return runAsync(policy.start(request, key), Objects.requireNonNull(handler, "handler is null"));
+        return startAsync(request, key, Objects.requireNonNull(handler, "handler is null"));
+    }
+
+    private <T> CompletableFuture<IdempotentResponse<T>> startAsync(HttpRequest request, String key, BodyHandler<T> handler) {
+        LogicalRequest logical;
+        try {
+            logical = policy.start(request, key);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return CompletableFuture.failedFuture(e);
+        }
+        return runAsync(logical, handler);
     }
 
     /** The client that does the sending. */
@@ -289,6 +300,8 @@ public final class IdempotentHttpClient {
     public static final class Builder {
         /** 408, 425, 429 and every 5xx. */
         private static final Set<Integer> DEFAULT_RETRY_STATUSES = defaultRetryStatuses();
+        /** 8 MiB: eight times idem's filter's default request cap. */
+        private static final int DEFAULT_MAX_REQUEST_BODY_BYTES = 8 * 1024 * 1024;
         /** idem's filter's answer to a key in progress. */
         private static final Set<String> DEFAULT_IN_PROGRESS_PROBLEM_TYPES = Set.of("urn:idem:problem:key-in-use");
 
@@ -305,6 +318,7 @@ public final class IdempotentHttpClient {
         private Set<Integer> retryStatuses = DEFAULT_RETRY_STATUSES;
         private Set<String> inProgressProblemTypes = DEFAULT_IN_PROGRESS_PROBLEM_TYPES;
         private boolean generateKeys = true;
+        private int maxRequestBodyBytes = DEFAULT_MAX_REQUEST_BODY_BYTES;
 
         private Builder(HttpClient http) {
             this.http = http;
@@ -441,10 +455,26 @@ public final class IdempotentHttpClient {
             return this;
         }
 
+        /**
+         * The largest request body the client reads to resend it on every attempt. Default 8 MiB. A
+         * request that may be retried has its body read once, when {@code send} is called, and every
+         * attempt sends those bytes; a larger body is refused with an {@link IllegalArgumentException}
+         * naming this limit, before anything is sent. (A request sent once only — no key and a method
+         * that is not idempotent — is sent with its own publisher, whatever its size.)
+         */
+        public Builder maxRequestBodyBytes(int maxRequestBodyBytes) {
+            if (maxRequestBodyBytes < 0 || maxRequestBodyBytes > Integer.MAX_VALUE - 8) {
+                throw new IllegalArgumentException("maxRequestBodyBytes must be between 0 and " + (Integer.MAX_VALUE - 8)
+                        + ", was " + maxRequestBodyBytes);
+            }
+            this.maxRequestBodyBytes = maxRequestBodyBytes;
+            return this;
+        }
+
         public IdempotentHttpClient build() {
             RetryPolicy policy = new RetryPolicy(headerName, maxAttempts, deadline, attemptTimeout,
                     new Backoff(backoffBase, backoffCap, random), retryStatuses, inProgressProblemTypes, generateKeys,
-                    clock == null ? new MonotonicClock() : clock);
+                    clock == null ? new MonotonicClock() : clock, maxRequestBodyBytes);
             return new IdempotentHttpClient(http, policy, sleeper);
         }
 
