@@ -82,6 +82,10 @@ import java.util.random.RandomGenerator;
  * <p>Retries stop after {@link Builder#maxAttempts(int) maxAttempts} attempts, or when the next wait
  * would end at or past the {@link Builder#deadline(Duration) deadline} (measured from the call); the
  * client never sleeps past the deadline, and each attempt's timeout is cut to what remains of it.
+ * A 409 {@code key-in-use} is different: the request is still running on the server (often an
+ * earlier attempt of this very call that timed out), so the client keeps looking until the deadline,
+ * and such answers do not count against {@code maxAttempts}. It waits the {@code Retry-After} (idem's
+ * filter says 1 s) when that ends before the deadline, else a back-off bounded by its cap.
  * Then the last response is returned (its status may be retryable), or, if the last attempt got no
  * response, {@link IdempotentRequestFailedException} is thrown.
  *
@@ -90,10 +94,12 @@ import java.util.random.RandomGenerator;
  * is not repeated, since the server might execute it twice. The response is returned, or the failure
  * thrown with {@link IdempotentRequestFailedException.Reason#NOT_RETRYABLE}.
  *
- * <h2>Requirements on the request</h2>
- * Its body publisher is subscribed once per attempt, so it must be able to publish again: the JDK's
- * {@code ofString}, {@code ofByteArray} and {@code ofFile} are; an {@code ofInputStream} whose supplier
- * returns the same stream is not. The body of a response that is retried is closed when its type is
+ * <h2>The request body</h2>
+ * A request that may be retried has its body read once, when {@code send} is called (up to
+ * {@link Builder#maxRequestBodyBytes}, 8 MiB by default; a larger one is refused before anything is
+ * sent), and every attempt sends those same bytes: a retry is byte-identical to the first attempt even
+ * with a publisher that can publish only once, such as an {@code ofInputStream} over one stream. The
+ * body of a response that is retried is closed when its type is
  * {@link AutoCloseable} ({@code ofInputStream}, {@code ofLines}), so streaming handlers leak no
  * connection.
  *
