@@ -262,7 +262,7 @@ public final class Idem {
 
         /**
          * Responses with a larger body are stored with their status and headers, an empty body and
-         * {@value StoredResponse#BODY_OMITTED_HEADER}{@code : true} (see {@link Idem#storable}); the
+         * {@code Idempotent-Body-Omitted: true} (see {@link Idem#storable}); the
          * caller that ran the operation still gets the whole response. Default 8 MiB.
          */
         public Builder maxResponseBytes(int maxResponseBytes) {
