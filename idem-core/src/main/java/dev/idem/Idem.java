@@ -82,7 +82,9 @@ public final class Idem {
      *
      * <p>If the operation throws, or returns a response the failure policy does not store, the key is
      * given back (released, or its lease ended if a phase finished) and the exception propagates:
-     * unchecked ones as they are, checked ones wrapped in {@link OperationFailedException}.
+     * unchecked ones as they are, checked ones wrapped in {@link OperationFailedException}. A response
+     * over {@link #maxResponseBytes()} is not a failure: the effect ran, so it completes the key, stored
+     * as {@link #storable} says, and this call's outcome carries it whole.
      *
      * @throws LeaseLostException if another owner took over before this one could complete; the
      *                            response was not stored and the new owner's result stands
@@ -111,7 +113,7 @@ public final class Idem {
             }
             Duration left = Duration.between(clock.instant(), deadline);
             if (left.isNegative() || left.isZero() || !sleep(min(backoff.next(), left))) {
-                return new Outcome.InProgress(retryAfter);
+                return Outcome.InProgress.lookAgain(retryAfter);
             }
         }
     }
@@ -160,9 +162,25 @@ public final class Idem {
         return listener;
     }
 
-    /** The largest body stored. */
+    /**
+     * The largest body stored. A response with a larger body is still the call's result (the first
+     * caller gets it in full, in {@link Outcome.Executed}), but is stored as {@link #storable} says:
+     * status and headers, an empty body and {@value StoredResponse#BODY_OMITTED_HEADER}{@code : true}.
+     */
     public int maxResponseBytes() {
         return maxResponseBytes;
+    }
+
+    /**
+     * {@code response} as this engine stores it: unchanged when its body is within
+     * {@link #maxResponseBytes()}, else its status and headers with an empty body and
+     * {@value StoredResponse#BODY_OMITTED_HEADER}{@code : true}, so that a retry learns the outcome
+     * instead of running the operation again. The one rule for every mode that stores a response
+     * (the transactional one too).
+     */
+    public StoredResponse storable(StoredResponse response) {
+        Objects.requireNonNull(response, "response is null");
+        return response.bodyLength() > maxResponseBytes ? response.withBodyOmitted() : response;
     }
 
     boolean renewLeases() {
@@ -241,7 +259,11 @@ public final class Idem {
             return this;
         }
 
-        /** Responses with a larger body are not stored; the call fails with {@link ResponseTooLargeException}. Default 8 MiB. */
+        /**
+         * Responses with a larger body are stored with their status and headers, an empty body and
+         * {@code Idempotent-Body-Omitted: true} (see {@link Idem#storable}); the
+         * caller that ran the operation still gets the whole response. Default 8 MiB.
+         */
         public Builder maxResponseBytes(int maxResponseBytes) {
             if (maxResponseBytes < 0) {
                 throw new IllegalArgumentException("maxResponseBytes must not be negative, was " + maxResponseBytes);

@@ -25,10 +25,27 @@ public sealed interface Outcome {
         }
     }
 
-    /** Another call holds the key and did not finish in time; try again after {@code retryAfter}. */
+    /**
+     * Another call holds the key and did not finish in time; look again after {@code retryAfter}.
+     * The engine answers when to poll ({@link #lookAgain}), not when the holder's lease ends: the
+     * holder usually finishes long before that.
+     */
     record InProgress(Duration retryAfter) implements Outcome {
+        /** The longest an in-progress answer tells a caller to wait before it looks again. */
+        public static final Duration POLL_INTERVAL = Duration.ofSeconds(1);
+
         public InProgress {
             Objects.requireNonNull(retryAfter, "retryAfter");
+        }
+
+        /**
+         * The engine's answer for a key whose holder's lease has {@code leaseLeft} to run: look again
+         * after {@link #POLL_INTERVAL}, or when the lease ends if that is sooner (a retry then may
+         * take the key over).
+         */
+        public static InProgress lookAgain(Duration leaseLeft) {
+            Objects.requireNonNull(leaseLeft, "leaseLeft");
+            return new InProgress(leaseLeft.compareTo(POLL_INTERVAL) < 0 ? leaseLeft : POLL_INTERVAL);
         }
     }
 

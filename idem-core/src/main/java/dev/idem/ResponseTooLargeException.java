@@ -1,9 +1,13 @@
 package dev.idem;
 
 /**
- * An operation returned a response larger than the engine's configured cap. It was not stored; the
- * failure policy treated it like an exception from the operation.
+ * An operation returned a response larger than a configured cap.
+ *
+ * @deprecated The engine no longer throws it: a response over {@link Idem#maxResponseBytes()} is
+ *             stored with its body left out (see {@link Idem#storable}), because the operation's effect
+ *             already happened and giving the key back would run it again.
  */
+@Deprecated
 public final class ResponseTooLargeException extends IdemException {
     private static final long serialVersionUID = 1L;
 

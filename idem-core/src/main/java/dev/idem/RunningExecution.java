@@ -69,9 +69,6 @@ final class RunningExecution implements Execution {
             if (response == null) {
                 throw new IllegalStateException("operation for scope '" + id.scope() + "' returned null; return a StoredResponse");
             }
-            if (response.bodyLength() > idem.maxResponseBytes()) {
-                throw ResponseTooLargeException.of(id.scope(), response.bodyLength(), idem.maxResponseBytes());
-            }
         } catch (Throwable failure) {
             giveBack(failure);
             throw propagate(failure);
@@ -82,7 +79,8 @@ final class RunningExecution implements Execution {
         }
         try {
             ensureVouched("complete");
-            store.complete(id, token, response, idem.retention());
+            // Outside the operation's try: the effect ran, so nothing about the response's size gives the key back.
+            store.complete(id, token, idem.storable(response), idem.retention());
         } catch (LeaseLostException e) {
             onLeaseLost();
             throw e;

@@ -20,6 +20,12 @@ import java.util.Objects;
  * with a marker, whatever still could not be stored).
  */
 public final class StoredResponse {
+    /**
+     * Marks a stored response whose body was over the engine's cap ({@link Idem#maxResponseBytes()})
+     * and left out: status and headers are the operation's, the body is empty.
+     */
+    public static final String BODY_OMITTED_HEADER = "Idempotent-Body-Omitted";
+
     private final int status;
     private final Map<String, List<String>> headers;
     private final byte[] body;
@@ -84,6 +90,14 @@ public final class StoredResponse {
                 throw new IllegalArgumentException("a value of response header '" + name + "' contains CR, LF or NUL");
             }
         }
+    }
+
+    /** This response's status and headers with an empty body and {@link #BODY_OMITTED_HEADER}{@code : true}. */
+    StoredResponse withBodyOmitted() {
+        Map<String, List<String>> marked = new LinkedHashMap<>(headers);
+        marked.keySet().removeIf(BODY_OMITTED_HEADER::equalsIgnoreCase);
+        marked.put(BODY_OMITTED_HEADER, List.of("true"));
+        return new StoredResponse(status, Collections.unmodifiableMap(marked), new byte[0]);
     }
 
     public int status() {

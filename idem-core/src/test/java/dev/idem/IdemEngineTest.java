@@ -231,19 +231,47 @@ class IdemEngineTest {
         }
 
         @Test
-        @DisplayName("a response over maxResponseBytes fails with ResponseTooLargeException and releases the key")
+        @DisplayName("a response over maxResponseBytes is stored with its status and headers, an empty body and Idempotent-Body-Omitted: true")
         void responseTooLarge() {
             Idem capped = idem.toBuilder().maxResponseBytes(4).build();
 
-            Throwable thrown = catchThrowable(() -> capped.execute(scope, key, fingerprint, execution -> response(200, "12345")));
+            Outcome outcome = capped.execute(scope, key, fingerprint, execution -> response(200, "12345"));
 
-            assertThat(thrown).isInstanceOf(ResponseTooLargeException.class)
-                    .hasMessageContaining("5 bytes")
-                    .hasMessageContaining("4 bytes")
-                    .hasMessageContaining("alice POST /payments");
-            assertThat(thrown.getMessage()).doesNotContain("12345").doesNotContain(KEY_VALUE);
-            assertThat(store.find(id)).isEmpty();
-            assertThat(store.calls()).containsExactly("claim", "release");
+            assertThat(outcome).as("the first caller gets the full response").isEqualTo(new Outcome.Executed(response(200, "12345"), true, 1));
+            StoredResponse marked = StoredResponse.of(200, Map.of("Content-Type", List.of("text/plain"),
+                    StoredResponse.BODY_OMITTED_HEADER, List.of("true")), new byte[0]);
+            assertThat(store.find(id)).hasValueSatisfying(r -> assertThat(r.response()).contains(marked));
+            assertThat(store.calls()).containsExactly("claim", "complete");
+        }
+
+        @Test
+        @DisplayName("an oversized response is never a released key: 3 calls, 1 effect, the replays get the marked empty body")
+        void oversizedResponseRunsOnce() {
+            Idem capped = idem.toBuilder().maxResponseBytes(4).build();
+            Operation oversized = execution -> {
+                runs.incrementAndGet();
+                return response(201, "a body of many bytes");
+            };
+
+            List<Outcome> outcomes = List.of(capped.execute(scope, key, fingerprint, oversized),
+                    capped.execute(scope, key, fingerprint, oversized), capped.execute(scope, key, fingerprint, oversized));
+
+            assertThat(runs).hasValue(1);
+            assertThat(outcomes.get(0)).isEqualTo(new Outcome.Executed(response(201, "a body of many bytes"), true, 1));
+            StoredResponse marked = StoredResponse.of(201, Map.of("Content-Type", List.of("text/plain"),
+                    StoredResponse.BODY_OMITTED_HEADER, List.of("true")), new byte[0]);
+            assertThat(outcomes.subList(1, 3)).containsOnly(new Outcome.Replayed(marked));
+        }
+
+        @Test
+        @DisplayName("Idem.storable leaves a response at the cap as it is and marks one over it")
+        void storable() {
+            Idem capped = idem.toBuilder().maxResponseBytes(4).build();
+
+            assertThat(capped.storable(response(200, "1234"))).isEqualTo(response(200, "1234"));
+            StoredResponse over = capped.storable(StoredResponse.of(200, Map.of(StoredResponse.BODY_OMITTED_HEADER, List.of("no")), new byte[5]));
+            assertThat(over.headers()).containsExactly(Map.entry(StoredResponse.BODY_OMITTED_HEADER, List.of("true")));
+            assertThat(over.bodyLength()).isZero();
         }
 
         @Test
@@ -533,7 +561,7 @@ class IdemEngineTest {
     class KeysInProgress {
 
         @Test
-        @DisplayName("with reject(), a call finding the key in progress answers InProgress with the lease's remainder")
+        @DisplayName("with reject(), a call finding the key in progress answers InProgress: look again in 1 s, not at the lease's end")
         void rejectAnswersInProgress() {
             AtomicReference<Outcome> inner = new AtomicReference<>();
 
@@ -542,7 +570,7 @@ class IdemEngineTest {
                 return response(201, "paid");
             });
 
-            assertThat(inner.get()).isEqualTo(new Outcome.InProgress(Duration.ofSeconds(30)));
+            assertThat(inner.get()).isEqualTo(new Outcome.InProgress(Duration.ofSeconds(1)));
             assertThat(runs).hasValue(0);
             assertThat(events.events()).containsExactly("claimed 1", "conflict");
         }
@@ -595,9 +623,19 @@ class IdemEngineTest {
 
             Outcome outcome = waiting.execute(scope, key, fingerprint, counting("never"));
 
-            assertThat(outcome).isEqualTo(new Outcome.InProgress(Duration.ofSeconds(30)));
+            assertThat(outcome).isEqualTo(new Outcome.InProgress(Duration.ofSeconds(1)));
             assertThat(runs).hasValue(0);
             assertThat(events.events()).containsExactly("conflict");
+        }
+
+        @Test
+        @DisplayName("InProgress says to look again when the lease ends if that is sooner than the poll interval")
+        void inProgressWithinTheLeasesRemainder() {
+            store.claim(new ClaimRequest(id, fingerprint, Duration.ofSeconds(30), Duration.ofHours(1)));
+            store.advance(Duration.ofMillis(29_600));
+
+            assertThat(execute(counting("never"))).isEqualTo(new Outcome.InProgress(Duration.ofMillis(400)));
+            assertThat(runs).hasValue(0);
         }
 
         @Test

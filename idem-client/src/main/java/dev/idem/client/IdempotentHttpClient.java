@@ -82,6 +82,10 @@ import java.util.random.RandomGenerator;
  * <p>Retries stop after {@link Builder#maxAttempts(int) maxAttempts} attempts, or when the next wait
  * would end at or past the {@link Builder#deadline(Duration) deadline} (measured from the call); the
  * client never sleeps past the deadline, and each attempt's timeout is cut to what remains of it.
+ * A 409 {@code key-in-use} is different: the request is still running on the server (often an
+ * earlier attempt of this very call that timed out), so the client keeps looking until the deadline,
+ * and such answers do not count against {@code maxAttempts}. It waits the {@code Retry-After} (idem's
+ * filter says 1 s) when that ends before the deadline, else a back-off bounded by its cap.
  * Then the last response is returned (its status may be retryable), or, if the last attempt got no
  * response, {@link IdempotentRequestFailedException} is thrown.
  *
@@ -90,10 +94,12 @@ import java.util.random.RandomGenerator;
  * is not repeated, since the server might execute it twice. The response is returned, or the failure
  * thrown with {@link IdempotentRequestFailedException.Reason#NOT_RETRYABLE}.
  *
- * <h2>Requirements on the request</h2>
- * Its body publisher is subscribed once per attempt, so it must be able to publish again: the JDK's
- * {@code ofString}, {@code ofByteArray} and {@code ofFile} are; an {@code ofInputStream} whose supplier
- * returns the same stream is not. The body of a response that is retried is closed when its type is
+ * <h2>The request body</h2>
+ * A request that may be retried has its body read once, when {@code send} is called (up to
+ * {@link Builder#maxRequestBodyBytes}, 8 MiB by default; a larger one is refused before anything is
+ * sent), and every attempt sends those same bytes: a retry is byte-identical to the first attempt even
+ * with a publisher that can publish only once, such as an {@code ofInputStream} over one stream. The
+ * body of a response that is retried is closed when its type is
  * {@link AutoCloseable} ({@code ofInputStream}, {@code ofLines}), so streaming handlers leak no
  * connection.
  *
@@ -147,14 +153,25 @@ public final class IdempotentHttpClient {
      * with {@link IdempotentRequestFailedException}. Cancelling the future stops further attempts.
      */
     public <T> CompletableFuture<IdempotentResponse<T>> sendAsync(HttpRequest request, BodyHandler<T> handler) {
-        return runAsync(policy.start(request, null), Objects.requireNonNull(handler, "handler is null"));
+        return startAsync(request, null, Objects.requireNonNull(handler, "handler is null"));
     }
 
     /** Like {@link #send(HttpRequest, BodyHandler, String)}, asynchronously as {@link #sendAsync(HttpRequest, BodyHandler)}. */
     public <T> CompletableFuture<IdempotentResponse<T>> sendAsync(HttpRequest request, BodyHandler<T> handler,
                                                                    String key) {
         Objects.requireNonNull(key, "key is null");
-        return runAsync(policy.start(request, key), Objects.requireNonNull(handler, "handler is null"));
+        return startAsync(request, key, Objects.requireNonNull(handler, "handler is null"));
+    }
+
+    private <T> CompletableFuture<IdempotentResponse<T>> startAsync(HttpRequest request, String key, BodyHandler<T> handler) {
+        LogicalRequest logical;
+        try {
+            logical = policy.start(request, key);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return CompletableFuture.failedFuture(e);
+        }
+        return runAsync(logical, handler);
     }
 
     /** The client that does the sending. */
@@ -289,6 +306,8 @@ public final class IdempotentHttpClient {
     public static final class Builder {
         /** 408, 425, 429 and every 5xx. */
         private static final Set<Integer> DEFAULT_RETRY_STATUSES = defaultRetryStatuses();
+        /** 8 MiB: eight times idem's filter's default request cap. */
+        private static final int DEFAULT_MAX_REQUEST_BODY_BYTES = 8 * 1024 * 1024;
         /** idem's filter's answer to a key in progress. */
         private static final Set<String> DEFAULT_IN_PROGRESS_PROBLEM_TYPES = Set.of("urn:idem:problem:key-in-use");
 
@@ -305,6 +324,7 @@ public final class IdempotentHttpClient {
         private Set<Integer> retryStatuses = DEFAULT_RETRY_STATUSES;
         private Set<String> inProgressProblemTypes = DEFAULT_IN_PROGRESS_PROBLEM_TYPES;
         private boolean generateKeys = true;
+        private int maxRequestBodyBytes = DEFAULT_MAX_REQUEST_BODY_BYTES;
 
         private Builder(HttpClient http) {
             this.http = http;
@@ -441,10 +461,26 @@ public final class IdempotentHttpClient {
             return this;
         }
 
+        /**
+         * The largest request body the client reads to resend it on every attempt. Default 8 MiB. A
+         * request that may be retried has its body read once, when {@code send} is called, and every
+         * attempt sends those bytes; a larger body is refused with an {@link IllegalArgumentException}
+         * naming this limit, before anything is sent. (A request sent once only — no key and a method
+         * that is not idempotent — is sent with its own publisher, whatever its size.)
+         */
+        public Builder maxRequestBodyBytes(int maxRequestBodyBytes) {
+            if (maxRequestBodyBytes < 0 || maxRequestBodyBytes > Integer.MAX_VALUE - 8) {
+                throw new IllegalArgumentException("maxRequestBodyBytes must be between 0 and " + (Integer.MAX_VALUE - 8)
+                        + ", was " + maxRequestBodyBytes);
+            }
+            this.maxRequestBodyBytes = maxRequestBodyBytes;
+            return this;
+        }
+
         public IdempotentHttpClient build() {
             RetryPolicy policy = new RetryPolicy(headerName, maxAttempts, deadline, attemptTimeout,
                     new Backoff(backoffBase, backoffCap, random), retryStatuses, inProgressProblemTypes, generateKeys,
-                    clock == null ? new MonotonicClock() : clock);
+                    clock == null ? new MonotonicClock() : clock, maxRequestBodyBytes);
             return new IdempotentHttpClient(http, policy, sleeper);
         }
 

@@ -7,6 +7,7 @@ import java.io.InputStream;
 import java.net.http.HttpResponse.BodyHandlers;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.random.RandomGenerator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -23,6 +24,19 @@ class ServerContractRetryTest {
     private static final String PROBLEM = "application/problem+json";
     private static final String KEY_IN_USE = "{\"type\":\"urn:idem:problem:key-in-use\",\"title\":\"Idempotency key in use\","
             + "\"status\":409,\"detail\":\"still running\"}";
+
+    /** Jitter that always draws the longest wait, so waits are exact. */
+    private static final RandomGenerator LONGEST_JITTER = new RandomGenerator() {
+        @Override
+        public long nextLong() {
+            throw new UnsupportedOperationException("only bounded draws are expected");
+        }
+
+        @Override
+        public long nextLong(long bound) {
+            return bound - 1;
+        }
+    };
 
     private IdempotentTestServer server;
     private FakeTime time;
@@ -104,11 +118,33 @@ class ServerContractRetryTest {
 
     @ParameterizedTest(name = "{0}")
     @EnumSource(Mode.class)
+    void a_key_in_use_is_polled_within_the_deadline_past_maxAttempts_and_past_a_retry_after_beyond_it(Mode mode) throws Exception {
+        server.thenRespondWith(409, PROBLEM, KEY_IN_USE, "Retry-After", "60")
+                .thenRespondWith(409, PROBLEM, KEY_IN_USE, "Retry-After", "60")
+                .thenRespondWith(409, PROBLEM, KEY_IN_USE, "Retry-After", "2");
+
+        IdempotentResponse<String> response = mode.send(client().maxAttempts(2).backoff(Duration.ofMillis(100), Duration.ofMillis(500)).build(),
+                Http.post(server.uri("/payments")), BodyHandlers.ofString());
+
+        assertThat(response.statusCode()).as("the request completed while the client kept looking").isEqualTo(201);
+        assertThat(response.attempts()).isEqualTo(4);
+        assertThat(server.executions()).isEqualTo(1);
+        assertThat(time.waits()).hasSize(3);
+        assertThat(time.waits().subList(0, 2)).as("a Retry-After past the 30 s deadline: a bounded back-off instead")
+                .allSatisfy(wait -> assertThat(wait).isLessThanOrEqualTo(Duration.ofMillis(500)));
+        assertThat(time.waits().get(2)).as("a Retry-After within the deadline is honoured").isEqualTo(Duration.ofSeconds(2));
+        assertThat(time.totalWait()).isLessThan(Duration.ofSeconds(30));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Mode.class)
     void the_last_key_in_use_answer_reaches_a_streaming_handler_in_full(Mode mode) throws Exception {
         server.thenRespondWith(409, PROBLEM, KEY_IN_USE).thenRespondWith(409, PROBLEM, KEY_IN_USE);
 
-        IdempotentResponse<InputStream> response = mode.send(client().maxAttempts(2).build(), Http.post(server.uri("/payments")),
-                BodyHandlers.ofInputStream());
+        // Key-in-use answers are polled until the deadline (not counted against maxAttempts): one 1 s wait fits in 1.5 s, a second does not.
+        IdempotentResponse<InputStream> response = mode.send(client().deadline(Duration.ofMillis(1500))
+                        .backoff(Duration.ofSeconds(1), Duration.ofSeconds(1)).random(LONGEST_JITTER).build(),
+                Http.post(server.uri("/payments")), BodyHandlers.ofInputStream());
 
         assertThat(response.statusCode()).isEqualTo(409);
         assertThat(response.attempts()).isEqualTo(2);

@@ -29,7 +29,7 @@ public sealed interface ClaimOutcome {
         }
         if (this instanceof InProgress inProgress) {
             listener.inProgress(scope);
-            return new Outcome.InProgress(inProgress.retryAfter());
+            return Outcome.InProgress.lookAgain(inProgress.retryAfter());
         }
         throw new IllegalStateException("an acquired claim is answered by running the operation, not by the claim");
     }

@@ -7,7 +7,6 @@ import dev.idem.IdemException;
 import dev.idem.IdemListener;
 import dev.idem.IdempotencyKey;
 import dev.idem.Outcome;
-import dev.idem.ResponseTooLargeException;
 import dev.idem.Scope;
 import dev.idem.StoredResponse;
 import dev.idem.jdbc.internal.Transactions;
@@ -52,7 +51,8 @@ public final class TransactionalIdem {
     private final Duration retention;
     private final FailurePolicy failurePolicy;
     private final IdemListener listener;
-    private final int maxResponseBytes;
+    /** Decides how a response is stored ({@link Idem#storable}): one rule for both modes. */
+    private final Idem settings;
 
     private TransactionalIdem(Idem settings, JdbcIdempotencyStore store) {
         this.store = store;
@@ -61,7 +61,7 @@ public final class TransactionalIdem {
         this.retention = settings.retention();
         this.failurePolicy = settings.failurePolicy();
         this.listener = settings.listener();
-        this.maxResponseBytes = settings.maxResponseBytes();
+        this.settings = settings;
     }
 
     /**
@@ -134,7 +134,9 @@ public final class TransactionalIdem {
      *
      * <p>Exceptions: unchecked ones of the operation propagate as they are, checked ones wrapped in
      * {@link TransactionalOperationException}; a database error is a {@link dev.idem.StoreException};
-     * a response over the cap a {@link ResponseTooLargeException}.
+     * a response over the engine's cap is no failure: it is stored as {@link Idem#storable} says
+     * (status and headers, an empty body marked {@code Idempotent-Body-Omitted: true}) and the
+     * outcome carries it whole.
      *
      * @throws IllegalArgumentException if {@code transaction} is in auto-commit mode (the claim would
      *                                  commit on its own, before the operation)
@@ -186,7 +188,7 @@ public final class TransactionalIdem {
         if (!failurePolicy.stores(response)) {
             return new Outcome.Executed(response, false, acquired.attempt());
         }
-        store.complete(c, request.id(), acquired.token(), response, retention);
+        store.complete(c, request.id(), acquired.token(), settings.storable(response), retention);
         return new Outcome.Executed(response, true, acquired.attempt());
     }
 
@@ -201,9 +203,6 @@ public final class TransactionalIdem {
         }
         if (response == null) {
             throw new IllegalStateException("operation for scope '" + scope + "' returned null; return a StoredResponse");
-        }
-        if (response.bodyLength() > maxResponseBytes) {
-            throw ResponseTooLargeException.of(scope, response.bodyLength(), maxResponseBytes);
         }
         return response;
     }

@@ -9,7 +9,6 @@ import dev.idem.Fingerprint;
 import dev.idem.Idem;
 import dev.idem.IdempotencyKey;
 import dev.idem.Outcome;
-import dev.idem.ResponseTooLargeException;
 import dev.idem.Scope;
 import dev.idem.StoreException;
 import dev.idem.StoredResponse;
@@ -271,18 +270,20 @@ class JdbcStoreBadInputTest {
         }
 
         @Test
-        @DisplayName("Idem.execute whose operation returns a body over the cap throws and leaves no record and no partial row")
+        @DisplayName("Idem.execute whose operation returns a body over the cap stores it empty and marked, in one whole row")
         void oversizedBodyLeavesNoRecord() throws SQLException {
             Idem idem = Idem.builder().store(store).maxResponseBytes(8).build();
             IdempotencyKey key = IdempotencyKey.of(KEY_VALUE);
 
-            assertThatThrownBy(() -> idem.execute(scope, key, fingerprint, e -> ok("nine bytes")))
-                    .isInstanceOf(ResponseTooLargeException.class)
-                    .hasMessageContaining("over the cap of 8 bytes")
-                    .hasMessageNotContaining(KEY_VALUE);
+            assertThat(idem.execute(scope, key, fingerprint, e -> ok("nine bytes"))).isEqualTo(new Outcome.Executed(ok("nine bytes"), true, 1));
 
-            assertThat(store.find(new RecordKey(scope, key))).isEmpty();
-            assertThat(rowsHoldingState("idem_record", new RecordKey(scope, key))).isZero();
+            assertThat(store.find(new RecordKey(scope, key))).hasValueSatisfying(r -> {
+                assertThat(r.state()).isEqualTo(RecordState.COMPLETED);
+                assertThat(r.response()).hasValueSatisfying(stored -> {
+                    assertThat(stored.bodyLength()).isZero();
+                    assertThat(stored.headers()).containsEntry(StoredResponse.BODY_OMITTED_HEADER, List.of("true"));
+                });
+            });
         }
 
         // ---- migrations -----------------------------------------------------------------------

@@ -7,7 +7,6 @@ import dev.idem.Fingerprint;
 import dev.idem.Idem;
 import dev.idem.IdempotencyKey;
 import dev.idem.Outcome;
-import dev.idem.ResponseTooLargeException;
 import dev.idem.Scope;
 import dev.idem.StoredResponse;
 import dev.idem.jdbc.testing.Backends;
@@ -270,19 +269,25 @@ class TransactionalIdemTest {
         // ---- (f) ---------------------------------------------------------------------------------
 
         @Test
-        @DisplayName("a response over maxResponseBytes fails the call and commits nothing")
+        @DisplayName("a response over maxResponseBytes commits with the effect, stored empty and marked; a retry replays it")
         void oversizedResponseCommitsNothing() throws Exception {
             TransactionalIdem capped = TransactionalIdem.of(Idem.builder().store(store).maxResponseBytes(16).build());
-            assertThatThrownBy(() -> capped.execute(scope, key, fingerprint, c -> {
+            AtomicInteger runs = new AtomicInteger();
+            TransactionalOperation oversized = c -> {
+                runs.incrementAndGet();
                 insertPayment(c, "p-1", 100);
                 return StoredResponse.of(200, new byte[17]);
-            })).isInstanceOf(ResponseTooLargeException.class)
-                    .hasMessageContaining("over the cap of 16 bytes")
-                    .hasMessageContaining(scope.toString())
-                    .hasMessageNotContaining(KEY_VALUE);
+            };
 
-            assertThat(committedPayments()).isZero();
-            assertThat(store.find(id())).isEmpty();
+            Outcome first = capped.execute(scope, key, fingerprint, oversized);
+            Outcome second = capped.execute(scope, key, fingerprint, oversized);
+            Outcome third = capped.execute(scope, key, fingerprint, oversized);
+
+            assertThat(first).isEqualTo(new Outcome.Executed(StoredResponse.of(200, new byte[17]), true, 1));
+            StoredResponse marked = StoredResponse.of(200, Map.of(StoredResponse.BODY_OMITTED_HEADER, List.of("true")), new byte[0]);
+            assertThat(List.of(second, third)).containsOnly(new Outcome.Replayed(marked));
+            assertThat(runs).hasValue(1);
+            assertThat(committedPayments()).isOne();
         }
 
         // ---- (g) ---------------------------------------------------------------------------------

@@ -33,116 +33,17 @@ import java.util.Set;
 
 /**
  * A Servlet filter that makes the requests it covers idempotent under a client-chosen key, with the
- * semantics of Stripe's API and of {@code draft-ietf-httpapi-idempotency-key-header}:
+ * semantics of Stripe's API and of {@code draft-ietf-httpapi-idempotency-key-header}: the first
+ * request with a key runs the handler through the route's {@link RequestRunner} (by default
+ * {@link Idem#execute}) against a capturing response, its response is stored, then sent; a repeat
+ * gets the stored response with {@code Idempotent-Replayed: true}, a request with another body 422,
+ * one while the first still runs 409 with {@code Retry-After}. Problems are RFC 9457
+ * {@code application/problem+json} and never carry the key's value or the body.
  *
- * <table>
- * <caption>What a request gets</caption>
- * <tr><th>situation</th><th>answer</th></tr>
- * <tr><td>method not covered (GET, HEAD, OPTIONS, …), or route not covered</td><td>passed through untouched</td></tr>
- * <tr><td>key missing where required</td><td>400 {@code urn:idem:problem:key-missing}</td></tr>
- * <tr><td>key missing where optional</td><td>passed through without idempotency</td></tr>
- * <tr><td>key malformed (empty, over 255 characters, not visible ASCII, repeated header; the
- *     sf-string form {@code "…"} is accepted)</td><td>400 {@code urn:idem:problem:key-invalid}</td></tr>
- * <tr><td>body over {@code maxRequestBytes}</td><td>413 {@code urn:idem:problem:request-too-large}</td></tr>
- * <tr><td>JSON body not well-formed</td><td>400 {@code urn:idem:problem:malformed-json}</td></tr>
- * <tr><td>new key</td><td>the handler runs; its status, headers and body are stored, then sent</td></tr>
- * <tr><td>completed key, same fingerprint</td><td>the stored response, with {@code Idempotent-Replayed: true}</td></tr>
- * <tr><td>completed key, other fingerprint</td><td>422 {@code urn:idem:problem:key-mismatch}</td></tr>
- * <tr><td>key in progress</td><td>409 {@code urn:idem:problem:key-in-use} with {@code Retry-After}, or,
- *     with {@code InFlightPolicy.waitUpTo(d)}, the result once it is there</td></tr>
- * <tr><td>handler answered a status the {@link StoragePolicy} does not store (default: 408, 409, 425,
- *     429, 5xx), or sent {@code Idempotent-Store: no}, or threw</td>
- *     <td>the handler's response is sent, or its exception propagates to the container; the key is
- *     released (a retry runs again) unless a phase finished (a retry resumes after it)</td></tr>
- * <tr><td>the store failed (claim, checkpoint, completion, release)</td>
- *     <td>503 {@code urn:idem:problem:store-unavailable} with {@code Retry-After}; see <em>Store and
- *     lease failures</em></td></tr>
- * <tr><td>another request took the key over while this one ran (lost lease)</td>
- *     <td>409 {@code urn:idem:problem:key-in-use} with {@code Retry-After}: a retry gets the new
- *     owner's result</td></tr>
- * </table>
- * Problem bodies are RFC 9457 {@code application/problem+json} with {@code type, title, status,
- * detail}; no detail, log line or exception message carries the key's value or the body.
- *
- * <h2>Order of work</h2>
- * For a covered request: the key is checked, the body is read (bounded) and fingerprinted, the
- * {@link Scope} is resolved, and the route's {@link RequestRunner} claims the key — by default
- * {@link Idem#execute} of the filter's engine or the route's {@linkplain RoutePolicy#withIdem variant}.
- * The handler runs against a buffered request and a capturing response: nothing is sent while it
- * runs. Its response is then <em>stored before it is sent</em> (lock key → effect → store response →
- * send), so a client that sees a success can rely on every retry replaying it (unless the handler
- * declined storage of that response, below).
- *
- * <h2>What is stored</h2>
- * Status, headers and body, except {@code Set-Cookie}, {@code Set-Cookie2}, hop-by-hop headers
- * ({@code Connection, Keep-Alive, Proxy-Authenticate, Proxy-Authorization, TE, Trailer,
- * Transfer-Encoding, Upgrade}), {@code Date} and {@code Content-Length} (recomputed). The first
- * caller still gets all of them, its cookies included. A handler's {@code sendError} is stored as
- * its status and headers with an empty body (the first caller gets the container's error page).
- * Only headers the handler (the chain after this filter) set are stored: those filters in front of
- * this one set (CORS, request ids) are set afresh by them on a replay, which they run in front of too.
- * Header names and values are normalised as the handler sets them, as Jetty 12 writes them (control
- * characters and characters beyond ISO-8859-1 in values become spaces; characters that are not HTTP
- * token characters in names become {@code .}), so the first caller receives what is stored, and once
- * the handler ran, no header, body size or encoding of its response releases the key.
- *
- * <h2>Large responses</h2>
- * A response body over {@code maxResponseBytes} is still sent in full to the caller that ran the
- * handler; the record is completed with the same status and stored headers, an <em>empty</em> body
- * and {@code Idempotent-Body-Omitted: true}. A retry therefore does not run the handler again and
- * learns the outcome's status, but not the body. The cap applied is the smaller of this one and the
- * engine's own {@code Idem.Builder.maxResponseBytes}, which would refuse the response after the
- * effect; a route with its own {@link RequestRunner} gets this filter's cap, so keep that runner's at
- * least as large.
- * Responses are buffered in memory in full, so cover routes with large downloads only knowingly.
- *
- * <h2>What is stored, and the handler's opt-out</h2>
- * The {@link StoragePolicy} ({@link Builder#storagePolicy}, per route
- * {@link RoutePolicy#withStoragePolicy}) decides per response whether it completes the key or the key
- * is given back; by default 408, 409, 425, 429 and every 5xx are not stored (they mean "not now", and
- * a retry should run again), everything else is. A handler declines storage of one response by
- * setting the response header {@value #STORE_HEADER}{@code : no}: the filter takes the header out —
- * it reaches neither the client nor the store — sends the response and gives the key back. Another
- * value of that header is ignored (and also taken out).
- *
- * <h2>Store and lease failures</h2>
- * Every {@link StoreException} on the way — at the claim, at a phase's checkpoint, when completing
- * the key or when giving it back after a response that is not stored — is answered 503
- * {@code application/problem+json} {@code urn:idem:problem:store-unavailable} with
- * {@code Retry-After} ({@link Builder#failureRetryAfter}, default 2 s), never with a response that
- * looks final, and logged as a warning. What a retry with the same key then finds:
- * <ul>
- * <li>store failed at the claim: nothing ran; the retry runs the handler once the store is back;</li>
- * <li>the handler ran but completing the key failed: the response was not stored and the key stays
- *     <em>in progress</em> until its lease runs out (it is not released: the store just failed). A
- *     retry before then gets 409 {@code key-in-use}, one after takes over and runs the handler again
- *     (resuming after its last finished phase): run foreign effects as phases so that this repeats
- *     nothing;</li>
- * <li>a phase's checkpoint failed (the handler threw it) or giving the key back failed: as for a
- *     handler that threw, the key is released or its lease ended where the store allows, else it stays
- *     in progress until the lease runs out.</li>
- * </ul>
- * A {@link LeaseLostException} — another request took the key over because this one ran past its
- * lease without renewal, found at a checkpoint or when completing — is answered as the key being in
- * progress: 409 {@code urn:idem:problem:key-in-use} with {@code Retry-After}. This caller's handler
- * response is <em>not</em> sent: the other owner's result is the one stored and replayed, and a retry
- * gets it. The failure is found anywhere in the exception's cause chain, so a framework that wraps
- * the handler's exception (Spring MVC's {@code ServletException}) changes nothing. Two exceptions to
- * the rule: a handler exception that is not a store or lease failure outranks a failed release (it
- * propagates to the container, which logs it; the key stays in progress until its lease runs out);
- * and if the response was already committed to the client, nothing can be answered any more, and the
- * failure propagates to the container.
- *
- * <h2>Phases</h2>
- * The handler finds the claim's {@link Execution} with {@link #execution(ServletRequest)} and runs
- * foreign side effects as phases, so a retry after a failure resumes after the last finished one.
- * A route whose {@link RequestRunner} has no {@code Execution} (a transactional runner: claim,
- * handler and response in one database transaction) has no phases: {@code execution} is empty there.
- *
- * <h2>Limits</h2>
- * Covered handlers must complete synchronously (asynchronous processing and non-blocking I/O are
- * refused on the wrappers), and cannot read multipart parts (the body was consumed to fingerprint it);
- * exclude such routes with a {@link RoutePolicyResolver}.
+ * <p>Every answer, what is stored (and the engine's one response cap), the {@link StoragePolicy}
+ * and the handler's {@value #STORE_HEADER}{@code : no}, store and lease failures, phases
+ * ({@link #execution(ServletRequest)}) and the limits (synchronous handlers, no multipart) are
+ * described in the project's {@code docs/http.md}.
  *
  * <p>Immutable and thread-safe; made by {@link #builder(Idem)} and registered programmatically
  * ({@code ServletContext.addFilter(name, filter)}) for the {@code REQUEST} dispatcher type.
@@ -152,7 +53,7 @@ public final class IdempotencyFilter implements Filter {
     public static final String EXECUTION_ATTRIBUTE = "dev.idem.servlet.execution";
     /** The key header of the IETF draft and Stripe. */
     public static final String DEFAULT_HEADER_NAME = "Idempotency-Key";
-    /** Default for both body caps: 1 MiB. */
+    /** Default of the request body cap: 1 MiB. (The response cap is the engine's, {@link Idem#maxResponseBytes()}.) */
     public static final int DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
     /**
      * Response header by which a covered handler declines storage of its response (value {@code no}):
@@ -175,19 +76,18 @@ public final class IdempotencyFilter implements Filter {
     private final ScopeResolver scopes;
     private final RequestFingerprinter fingerprinter;
     private final int maxRequestBytes;
-    private final int maxResponseBytes;
     private final StoragePolicy storagePolicy;
     private final Duration failureRetryAfter;
 
     private IdempotencyFilter(Builder b) {
-        this.idem = b.idem;
+        this.idem = b.maxResponseBytes == null || b.maxResponseBytes == b.idem.maxResponseBytes() ? b.idem
+                : b.idem.toBuilder().maxResponseBytes(b.maxResponseBytes).build();
         this.methods = Collections.unmodifiableSet(new LinkedHashSet<>(b.methods));
         this.headerName = b.headerName;
         this.routePolicies = b.routePolicies;
         this.scopes = b.scopes;
         this.fingerprinter = b.fingerprinter;
         this.maxRequestBytes = b.maxRequestBytes;
-        this.maxResponseBytes = b.maxResponseBytes;
         this.storagePolicy = b.storagePolicy;
         this.failureRetryAfter = b.failureRetryAfter;
     }
@@ -268,12 +168,10 @@ public final class IdempotencyFilter implements Filter {
         Objects.requireNonNull(scope, "the ScopeResolver returned null");
         request.setAttribute(APPLIED_ATTRIBUTE, Boolean.TRUE);
         try {
-            RequestRunner runner = policy.runner().orElseGet(() -> RequestRunner.of(policy.idem().orElse(idem)));
-            // Under the engine's own cap too, or the engine would refuse the response after the effect.
-            int responseCap = policy.runner().isPresent() ? maxResponseBytes
-                    : Math.min(maxResponseBytes, policy.idem().orElse(idem).maxResponseBytes());
+            Idem engine = policy.idem().orElse(idem);
+            RequestRunner runner = policy.runner().orElseGet(() -> RequestRunner.of(engine));
             StoragePolicy storage = policy.storagePolicy().orElse(storagePolicy);
-            run(runner, storage, scope, key, fingerprint, new BufferedRequest(request, body), response, chain, responseCap);
+            run(runner, storage, scope, key, fingerprint, new BufferedRequest(request, body), response, chain, engine);
         } finally {
             request.removeAttribute(APPLIED_ATTRIBUTE);
         }
@@ -288,9 +186,17 @@ public final class IdempotencyFilter implements Filter {
     }
 
     private void run(RequestRunner runner, StoragePolicy storage, Scope scope, IdempotencyKey key, Fingerprint fingerprint,
-                     BufferedRequest request, HttpServletResponse response, FilterChain chain, int responseCap)
+                     BufferedRequest request, HttpServletResponse response, FilterChain chain, Idem engine)
             throws IOException, ServletException {
-        CapturingResponse capture = new CapturingResponse(response);
+        // The engine owns the response cap: the capture holds no more of the body in memory than it stores.
+        try (CapturingResponse capture = new CapturingResponse(response, engine.maxResponseBytes())) {
+            run(runner, storage, scope, key, fingerprint, request, response, chain, engine, capture);
+        }
+    }
+
+    private void run(RequestRunner runner, StoragePolicy storage, Scope scope, IdempotencyKey key, Fingerprint fingerprint,
+                     BufferedRequest request, HttpServletResponse response, FilterChain chain, Idem engine,
+                     CapturingResponse capture) throws IOException, ServletException {
         boolean[] handlerStarted = {false};
         boolean[] handlerFinished = {false};
         Exception[] handlerThrew = {null};
@@ -311,7 +217,8 @@ public final class IdempotencyFilter implements Filter {
                     request.removeAttribute(EXECUTION_ATTRIBUTE);
                 }
                 handlerFinished[0] = true;
-                StoredResponse stored = capture.toStored(responseCap);
+                // As the engine stores it (an oversized body left out and marked), also for a runner of one's own.
+                StoredResponse stored = engine.storable(capture.toStored());
                 if (capture.storageDeclined() || !storage.stores(stored)) {
                     throw notStored; // the runner gives the key back, as after an exception, and rethrows this
                 }
@@ -413,7 +320,7 @@ public final class IdempotencyFilter implements Filter {
     @Override
     public String toString() {
         return "IdempotencyFilter[methods=" + methods + ", header=" + headerName + ", maxRequestBytes=" + maxRequestBytes
-                + ", maxResponseBytes=" + maxResponseBytes + ", " + storagePolicy + ", failureRetryAfter=" + failureRetryAfter
+                + ", maxResponseBytes=" + idem.maxResponseBytes() + ", " + storagePolicy + ", failureRetryAfter=" + failureRetryAfter
                 + ", " + idem + "]";
     }
 
@@ -429,7 +336,8 @@ public final class IdempotencyFilter implements Filter {
         private ScopeResolver scopes = ScopeResolver.userPrincipal();
         private RequestFingerprinter fingerprinter = new RequestFingerprinter();
         private int maxRequestBytes = DEFAULT_MAX_BODY_BYTES;
-        private int maxResponseBytes = DEFAULT_MAX_BODY_BYTES;
+        /** Null: the engine's cap as it is. */
+        private Integer maxResponseBytes;
         private StoragePolicy storagePolicy = StoragePolicy.defaults();
         private Duration failureRetryAfter = DEFAULT_FAILURE_RETRY_AFTER;
 
@@ -485,9 +393,11 @@ public final class IdempotencyFilter implements Filter {
         }
 
         /**
-         * Larger response bodies are sent in full but stored empty, with
-         * {@code Idempotent-Body-Omitted: true}. Default 1 MiB; a smaller cap of the engine's applies
-         * instead on routes run by an {@link Idem}.
+         * Sets the engine's response cap for this filter: the filter runs on
+         * {@code idem.toBuilder().maxResponseBytes(n)}. Larger response bodies are sent in full but
+         * stored empty, with {@code Idempotent-Body-Omitted: true}. Default: the engine's own cap
+         * ({@link Idem#maxResponseBytes()}), the one cap that applies; a route's own {@link Idem}
+         * ({@link RoutePolicy#withIdem}) keeps its cap.
          */
         public Builder maxResponseBytes(int maxResponseBytes) {
             this.maxResponseBytes = bytes("maxResponseBytes", maxResponseBytes);

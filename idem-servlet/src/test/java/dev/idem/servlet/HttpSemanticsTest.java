@@ -332,6 +332,7 @@ class HttpSemanticsTest extends FilterTestSupport {
         assertProblem(duplicate, 409, "key-in-use", "busy-key");
         assertThat(duplicate.headers().firstValue("Retry-After")).hasValueSatisfying(
                 value -> assertThat(Long.parseLong(value)).as("whole seconds, at least 1").isGreaterThanOrEqualTo(1));
+        assertThat(duplicate.headers().firstValue("Retry-After")).as("when to look again, not the 30 s lease's end").hasValue("1");
         assertThat(firstResponse.statusCode()).isEqualTo(201);
         assertThat(replayed(afterwards)).isTrue();
         assertThat(afterwards.body()).isEqualTo(firstResponse.body());

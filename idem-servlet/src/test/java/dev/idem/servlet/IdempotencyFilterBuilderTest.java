@@ -57,9 +57,9 @@ class IdempotencyFilterBuilderTest {
     private final Idem idem = Idem.builder().store(UNUSED).build();
 
     @Test
-    void defaultsCoverPostAndPatchWithTheStandardHeaderAndOneMebibyteCaps() {
+    void defaultsCoverPostAndPatchWithTheStandardHeaderAndAOneMebibyteRequestCapAndTheEngineResponseCap() {
         assertThat(IdempotencyFilter.builder(idem).build().toString())
-                .contains("methods=[POST, PATCH]", "header=Idempotency-Key", "maxRequestBytes=1048576", "maxResponseBytes=1048576");
+                .contains("methods=[POST, PATCH]", "header=Idempotency-Key", "maxRequestBytes=1048576", "maxResponseBytes=" + idem.maxResponseBytes());
     }
 
     @Test

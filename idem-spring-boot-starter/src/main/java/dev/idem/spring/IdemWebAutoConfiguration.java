@@ -12,6 +12,9 @@ import dev.idem.spring.internal.IdemFailurePassThrough;
 import dev.idem.spring.internal.SpringTransactionalRunners;
 import dev.idem.spring.internal.TransactionalRunners;
 import jakarta.servlet.DispatcherType;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -104,7 +107,8 @@ public class IdemWebAutoConfiguration {
     }
 
     /**
-     * The filter, with the body caps of {@code idem.max-request-bytes} and {@code idem.max-response-bytes},
+     * The filter, with the request body cap of {@code idem.max-request-bytes} and the engine's response
+     * cap (the starter's {@link Idem} takes {@code idem.max-response-bytes}; an application's own keeps its own),
      * the storage policy of {@code idem.not-stored-statuses} and the {@code Retry-After} of
      * {@code idem.failure-retry-after}.
      *
@@ -123,13 +127,12 @@ public class IdemWebAutoConfiguration {
                             + " bytes), or responses between the two would fail instead of being stored without their body");
         }
         IdempotencyFilter filter = IdempotencyFilter.builder(idem)
-                .methods(properties.getMethods().toArray(String[]::new))
+                .methods(filterMethods(properties, routePolicies))
                 .headerName(properties.getHeaderName())
                 .routePolicyResolver(routePolicies)
                 .scopeResolver(scopes)
                 .fingerprinter(fingerprinter)
                 .maxRequestBytes((int) properties.getMaxRequestBytes().toBytes())
-                .maxResponseBytes((int) responseCap)
                 .storagePolicy(properties.storagePolicy())
                 .failureRetryAfter(properties.getFailureRetryAfter())
                 .build();
@@ -139,5 +142,18 @@ public class IdemWebAutoConfiguration {
         registration.setDispatcherTypes(DispatcherType.REQUEST);
         registration.addUrlPatterns("/*");
         return registration;
+    }
+
+    /**
+     * {@code idem.methods}, and with the starter's resolver also every method an {@code @Idempotent}
+     * covers (POST, PUT, PATCH, DELETE): the resolver leaves unannotated handlers of those to the
+     * default policy's {@code idem.methods}. An application's own resolver is asked for {@code idem.methods} only.
+     */
+    private static String[] filterMethods(IdemProperties properties, RoutePolicyResolver routePolicies) {
+        Set<String> methods = new LinkedHashSet<>(properties.getMethods());
+        if (routePolicies instanceof HandlerMappingRoutePolicyResolver) {
+            methods.addAll(List.of("POST", "PUT", "PATCH", "DELETE"));
+        }
+        return methods.toArray(String[]::new);
     }
 }

@@ -320,7 +320,7 @@ class AutoConfigurationTest {
                     assertThat(context.getBean(JdbcIdempotencyStore.class).coalescesCommits()).isFalse();
                     FilterRegistrationBean<?> registration = context.getBean("idempotencyFilterRegistration", FilterRegistrationBean.class);
                     assertThat(registration.getOrder()).isEqualTo(7);
-                    assertThat(registration.getFilter().toString()).contains("methods=[POST, PUT]", "header=X-Request-Key",
+                    assertThat(registration.getFilter().toString()).contains("methods=[POST, PUT, PATCH, DELETE]", "header=X-Request-Key",
                             "maxRequestBytes=10240", "maxResponseBytes=3145728", "inFlight=waitUpTo(PT3S)",
                             "StoragePolicy[store not 429, 5xx]", "failureRetryAfter=PT5S");
                     IdemProperties properties = context.getBean(IdemProperties.class);

@@ -7,6 +7,8 @@ import dev.idem.spi.IdempotencyRecord;
 import dev.idem.spi.RecordState;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.concurrent.CompletableFuture;
@@ -131,6 +133,34 @@ abstract class HttpSemanticsTest extends AppTest {
         assertThat(first.headers().firstValue("Set-Cookie")).isPresent();
         assertThat(retry.headers().firstValue("Set-Cookie")).as("Set-Cookie is not replayed").isEmpty();
         assertThat(app.effects().count(item)).as("the handler ran once").isEqualTo(1);
+    }
+
+    @Test
+    void annotatedPutAndDeleteHandlersAreCoveredOneEffectEachAndTheRetryIsAReplay() throws Exception {
+        String putKey = fresh("put");
+        String putItem = fresh("put-item");
+        String deleteKey = fresh("delete");
+        String deleteItem = fresh("delete-item");
+        HttpRequest put = HttpRequest.newBuilder(app.uri("/orders/7")).timeout(Duration.ofSeconds(90))
+                .header("Content-Type", JSON).header(KEY_HEADER, putKey)
+                .PUT(HttpRequest.BodyPublishers.ofString(itemJson(putItem), StandardCharsets.UTF_8)).build();
+        HttpRequest delete = HttpRequest.newBuilder(app.uri("/orders/7/items/" + deleteItem)).timeout(Duration.ofSeconds(90))
+                .header(KEY_HEADER, deleteKey).DELETE().build();
+
+        HttpResponse<String> firstPut = send(put);
+        HttpResponse<String> retryPut = send(put);
+        HttpResponse<String> firstDelete = send(delete);
+        HttpResponse<String> retryDelete = send(delete);
+
+        assertThat(firstPut.statusCode()).isEqualTo(201);
+        assertThat(replayed(firstPut)).isFalse();
+        assertThat(replayed(retryPut)).as("PUT with @Idempotent is covered").isTrue();
+        assertThat(retryPut.body()).isEqualTo(firstPut.body());
+        assertThat(app.effects().count(putItem)).isEqualTo(1);
+        assertThat(firstDelete.statusCode()).isEqualTo(200);
+        assertThat(replayed(retryDelete)).as("DELETE with @Idempotent is covered").isTrue();
+        assertThat(retryDelete.body()).isEqualTo(firstDelete.body());
+        assertThat(app.effects().count(deleteItem)).isEqualTo(1);
     }
 
     @Test

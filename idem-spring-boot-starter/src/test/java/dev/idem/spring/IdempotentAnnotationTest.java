@@ -51,6 +51,25 @@ class IdempotentAnnotationTest {
     }
 
     @RestController
+    static class IdempotentGet {
+        @GetMapping("/balance")
+        @Idempotent
+        String balance() {
+            return "42";
+        }
+    }
+
+    @Test
+    void idempotentOnAGetHandlerIsRefusedAtStartupNamingTheHandler() {
+        runner(IdempotentGet.class).run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("@Idempotent on " + IdempotentGet.class.getName() + "#balance")
+                    .hasMessageContaining("a GET handler is safe");
+        });
+    }
+
+    @RestController
     static class Payments {
         @PostMapping("/payments")
         @Idempotent

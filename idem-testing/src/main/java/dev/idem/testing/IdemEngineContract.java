@@ -23,6 +23,7 @@ import dev.idem.spi.RecoveryPoint;
 import dev.idem.spi.Renewals;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -97,6 +98,29 @@ public abstract class IdemEngineContract extends StoreFixture {
         assertThat(idem.execute(scope, IdempotencyKey.of("reject-64"), fingerprint, e -> {
             throw new AssertionError("must not run again");
         })).isEqualTo(new Outcome.Replayed(created("{\"id\":\"p-1\"}")));
+    }
+
+    @Test
+    @DisplayName("a response over the cap is stored empty and marked: 3 calls, 1 effect, the first caller gets every byte")
+    void oversizedResponseRunsOnce() {
+        Idem idem = Idem.builder().store(store).maxResponseBytes(16).build();
+        IdempotencyKey key = IdempotencyKey.of("oversized-" + UUID.randomUUID());
+        AtomicInteger runs = new AtomicInteger();
+        StoredResponse big = created("{\"id\":\"p-1\",\"note\":\"longer than sixteen bytes\"}");
+
+        List<Outcome> outcomes = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            outcomes.add(idem.execute(scope, key, fingerprint, execution -> {
+                runs.incrementAndGet();
+                return big;
+            }));
+        }
+
+        assertThat(runs).hasValue(1);
+        assertThat(outcomes.get(0)).isEqualTo(new Outcome.Executed(big, true, 1));
+        StoredResponse marked = StoredResponse.of(201, Map.of("Content-Type", List.of("application/json"),
+                StoredResponse.BODY_OMITTED_HEADER, List.of("true")), new byte[0]);
+        assertThat(outcomes.subList(1, 3)).containsOnly(new Outcome.Replayed(marked));
     }
 
     @Test

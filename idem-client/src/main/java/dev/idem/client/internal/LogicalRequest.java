@@ -38,12 +38,17 @@ public final class LogicalRequest {
     private final HttpRequest original;
     private final String key;
     private final boolean retriesAllowed;
+    /** The request's body as read once, sent on every attempt; null to send the original publisher (no body, or one attempt). */
+    private final byte[] body;
     private final Instant start;
     private final Instant deadline;
     private int attempts;
+    /** Attempts answered "key in use": polls of a request still running, not counted against maxAttempts. */
+    private int inProgressAnswers;
 
-    LogicalRequest(RetryPolicy policy, HttpRequest original, String key, boolean retriesAllowed) {
+    LogicalRequest(RetryPolicy policy, HttpRequest original, String key, boolean retriesAllowed, byte[] body) {
         this.policy = policy;
+        this.body = body;
         this.original = original;
         this.key = key;
         this.retriesAllowed = retriesAllowed;
@@ -52,8 +57,9 @@ public final class LogicalRequest {
     }
 
     /**
-     * The next attempt: the caller's request with the key in its header and a timeout no longer
-     * than what is left of the deadline, so one hung attempt cannot outlive the whole budget.
+     * The next attempt: the caller's request with the key in its header, the same body bytes on
+     * every attempt, and a timeout no longer than what is left of the deadline, so one hung attempt
+     * cannot outlive the whole budget.
      */
     public HttpRequest nextAttempt() {
         attempts++;
@@ -61,6 +67,9 @@ public final class LogicalRequest {
         HttpRequest.Builder builder = HttpRequest.newBuilder(original, (name, value) -> !name.equalsIgnoreCase(header));
         if (key != null) {
             builder.header(header, key);
+        }
+        if (body != null) {
+            builder.method(original.method(), RequestBody.publisher(body));
         }
         Duration remaining = Duration.between(policy.clock.instant(), deadline);
         Duration timeout = original.timeout().or(() -> Optional.ofNullable(policy.attemptTimeout))
@@ -84,14 +93,37 @@ public final class LogicalRequest {
      * (its RFC 9457 type, null if none was read) says the key is in progress.
      */
     public Decision onResponse(int status, HttpHeaders headers, String problemType) {
-        boolean retryable = policy.retryStatuses.contains(status)
-                || (status == 409 && problemType != null && policy.inProgressProblemTypes.contains(problemType));
-        if (!retryable || !retriesAllowed || attempts >= policy.maxAttempts) {
+        boolean keyInUse = status == 409 && problemType != null && policy.inProgressProblemTypes.contains(problemType)
+                && !policy.retryStatuses.contains(status);
+        boolean retryable = keyInUse || policy.retryStatuses.contains(status);
+        if (!retryable || !retriesAllowed) {
             return FINISH;
         }
         Instant now = policy.clock.instant();
+        if (keyInUse) {
+            return whileInProgress(headers, now);
+        }
+        if (countedAttempts() >= policy.maxAttempts) {
+            return FINISH;
+        }
         Duration delay = RetryAfter.from(headers, now).orElseGet(() -> policy.backoff.delay(attempts - 1));
         return fits(now, delay) ? new Retry(delay) : FINISH;
+    }
+
+    /**
+     * The request is still running on the server: look again while the deadline allows, whatever
+     * {@code maxAttempts} says (these attempts ran nothing). After {@code Retry-After} when it ends
+     * before the deadline, else after a back-off (bounded by its cap) if that does.
+     */
+    private Decision whileInProgress(HttpHeaders headers, Instant now) {
+        inProgressAnswers++;
+        Duration backoff = policy.backoff.delay(inProgressAnswers - 1);
+        Duration delay = RetryAfter.from(headers, now).filter(retryAfter -> fits(now, retryAfter)).orElse(backoff);
+        return fits(now, delay) ? new Retry(delay) : FINISH;
+    }
+
+    private int countedAttempts() {
+        return attempts - inProgressAnswers;
     }
 
     /** After an attempt that got no response (connection refused, reset, timeout, premature EOF). */
@@ -99,7 +131,7 @@ public final class LogicalRequest {
         if (!retriesAllowed) {
             return new GiveUp(Reason.NOT_RETRYABLE);
         }
-        if (attempts >= policy.maxAttempts) {
+        if (countedAttempts() >= policy.maxAttempts) {
             return new GiveUp(Reason.ATTEMPTS_EXHAUSTED);
         }
         Instant now = policy.clock.instant();

@@ -23,10 +23,11 @@ public final class RetryPolicy {
     final Set<String> inProgressProblemTypes;
     final boolean generateKeys;
     final Clock clock;
+    final int maxRequestBodyBytes;
 
     public RetryPolicy(String headerName, int maxAttempts, Duration deadline, Duration attemptTimeout,
                        Backoff backoff, Set<Integer> retryStatuses, Set<String> inProgressProblemTypes,
-                       boolean generateKeys, Clock clock) {
+                       boolean generateKeys, Clock clock, int maxRequestBodyBytes) {
         this.headerName = headerName;
         this.maxAttempts = maxAttempts;
         this.deadline = deadline;
@@ -36,6 +37,7 @@ public final class RetryPolicy {
         this.inProgressProblemTypes = Set.copyOf(inProgressProblemTypes);
         this.generateKeys = generateKeys;
         this.clock = clock;
+        this.maxRequestBodyBytes = maxRequestBodyBytes;
     }
 
     public static boolean isIdempotentMethod(String method) {
@@ -48,9 +50,13 @@ public final class RetryPolicy {
      * header, which must agree when both are given), else a fresh UUIDv4 for a method that is not
      * idempotent when key generation is on, else none.
      *
-     * @throws IllegalArgumentException a supplied key is malformed, or two supplied keys differ
+     * <p>A request that may be retried has its body read here, once (see {@link LogicalRequest#nextAttempt}).
+     *
+     * @throws IllegalArgumentException a supplied key is malformed, two supplied keys differ, or the
+     *                                  body is over {@code maxRequestBodyBytes}
+     * @throws InterruptedException     while the body was read
      */
-    public LogicalRequest start(HttpRequest request, String explicitKey) {
+    public LogicalRequest start(HttpRequest request, String explicitKey) throws InterruptedException {
         Objects.requireNonNull(request, "request is null");
         String headerKey = Keys.fromHeaders(request, headerName);
         String key;
@@ -70,7 +76,11 @@ public final class RetryPolicy {
         }
         // Without a key, a repeated POST may run twice on the server: send such a request once only.
         boolean retriesAllowed = key != null || isIdempotentMethod(request.method());
-        return new LogicalRequest(this, request, key, retriesAllowed);
+        byte[] body = null;
+        if (retriesAllowed && request.bodyPublisher().filter(publisher -> publisher.contentLength() != 0).isPresent()) {
+            body = RequestBody.read(request.bodyPublisher().get(), maxRequestBodyBytes, deadline);
+        }
+        return new LogicalRequest(this, request, key, retriesAllowed, body);
     }
 
     /**
@@ -95,7 +105,7 @@ public final class RetryPolicy {
                 + ", attemptTimeout=" + (attemptTimeout == null ? "none" : attemptTimeout.toString())
                 + ", backoff=[" + backoff + "], retryStatuses=" + ranges(retryStatuses)
                 + ", inProgressProblemTypes=" + new java.util.TreeSet<>(inProgressProblemTypes)
-                + ", generateKeys=" + generateKeys + ", clock=" + clock;
+                + ", generateKeys=" + generateKeys + ", maxRequestBodyBytes=" + maxRequestBodyBytes + ", clock=" + clock;
     }
 
     /** The statuses in order, runs of three or more as {@code first-last}: {@code [408, 425, 429, 500-599]}. */

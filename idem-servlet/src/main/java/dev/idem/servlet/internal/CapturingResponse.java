@@ -5,10 +5,10 @@ import jakarta.servlet.ServletOutputStream;
 import jakarta.servlet.WriteListener;
 import jakarta.servlet.http.HttpServletResponse;
 import jakarta.servlet.http.HttpServletResponseWrapper;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
+import java.io.UncheckedIOException;
 import java.nio.charset.Charset;
 import java.nio.charset.IllegalCharsetNameException;
 import java.nio.charset.StandardCharsets;
@@ -20,13 +20,15 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
  * The response as the handler sees it on a covered route. Nothing reaches the client while the
- * handler runs: the body is buffered here, the response is never committed, and the filter stores
+ * handler runs: the body is buffered here (in memory up to one byte over the engine's cap, the rest
+ * in a temporary file), the response is never committed, and the filter stores
  * the result before it {@link #sendToClient() sends} it (lock key → effect → store → send).
  *
  * <p>Status and headers go to the wrapped response, which stays uncommitted, so the container's own
@@ -47,9 +49,9 @@ import java.util.TreeSet;
  * stored and replayed, on any container, and no header the handler can set makes the response
  * unstorable — once the handler ran, its response's shape never releases the key.
  */
-public final class CapturingResponse extends HttpServletResponseWrapper {
-    /** Set on a stored response whose body was over the cap and left out. */
-    public static final String BODY_OMITTED_HEADER = "Idempotent-Body-Omitted";
+public final class CapturingResponse extends HttpServletResponseWrapper implements AutoCloseable {
+    /** Set on a stored response whose body was over the engine's cap and left out (the engine's marker). */
+    public static final String BODY_OMITTED_HEADER = StoredResponse.BODY_OMITTED_HEADER;
     /** Set on every replayed response. */
     public static final String REPLAYED_HEADER = "Idempotent-Replayed";
     /** Set on a stored response some of whose headers could not be stored and were left out. */
@@ -77,8 +79,10 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
             "Date", "Content-Length",
             REPLAYED_HEADER, BODY_OMITTED_HEADER, HEADERS_OMITTED_HEADER, APPENDED_HEADER, STORE_HEADER);
 
+    private static final System.Logger LOG = System.getLogger(CapturingResponse.class.getName());
+
     private final HttpServletResponse response;
-    private final ByteArrayOutputStream body = new ByteArrayOutputStream();
+    private final SpillingBody body;
     private ServletOutputStream stream;
     private PrintWriter writer;
     private String writerCharset;
@@ -95,11 +99,14 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
 
     /**
      * Wraps {@code response} as the handler will see it. Headers already on it are taken to be
-     * outer filters' and will not be stored.
+     * outer filters' and will not be stored. At most {@code maxStoredBytes + 1} bytes of the body are
+     * held in memory (enough to tell that it is over the cap); the rest waits in a temporary file
+     * until it is sent, so the first caller still gets every byte. {@link #close()} deletes that file.
      */
-    public CapturingResponse(HttpServletResponse response) {
+    public CapturingResponse(HttpServletResponse response, int maxStoredBytes) {
         super(response);
         this.response = response;
+        this.body = new SpillingBody(Math.addExact(maxStoredBytes, 1));
         Collection<String> names = response.getHeaderNames();
         if (names != null) {
             for (String name : names) {
@@ -214,7 +221,7 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
         if (writer != null) {
             writer.flush();
         }
-        body.reset();
+        discardBody();
     }
 
     @Override
@@ -226,7 +233,7 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
         if (writer != null) {
             writer.flush();
         }
-        body.reset();
+        discardBody();
         // The container cleared every header, the outer filters' too: whatever is set from now on is the handler's.
         atEntry.clear();
         setByHandler.clear();
@@ -372,42 +379,41 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
 
     /**
      * What to store: the status, the storable headers the handler set (not the outer filters'), as
-     * the container holds them, and the body — or, when the body is over {@code maxBodyBytes}, an
-     * empty body and {@code Idempotent-Body-Omitted: true}, so a retry learns the outcome instead of
-     * re-executing. Never fails because of a header: one that still could not be stored is left out
-     * and the response is marked {@code Idempotent-Headers-Omitted: true}.
+     * the container holds them, and the body as far as it is held in memory — all of it when it is
+     * within the cap, else one byte over it, so that the engine's rule ({@link dev.idem.Idem#storable})
+     * stores it empty and marked. Never fails because of a header: one that still could not be stored
+     * is left out and the response is marked {@code Idempotent-Headers-Omitted: true}; and if even the
+     * copy of the body fails (no memory left), the status alone is stored, marked as missing its
+     * headers and body: the effect happened, and nothing may give the key back now.
      */
-    public StoredResponse toStored(int maxBodyBytes) {
+    public StoredResponse toStored() {
+        try {
+            return storedCopy();
+        } catch (RuntimeException | OutOfMemoryError copyFailed) {
+            return StoredResponse.of(response.getStatus(),
+                    Map.of(HEADERS_OMITTED_HEADER, List.of("true"), BODY_OMITTED_HEADER, List.of("true")), new byte[0]);
+        }
+    }
+
+    private StoredResponse storedCopy() {
         if (writer != null) {
             writer.flush();
         }
         Map<String, List<String>> headers = new LinkedHashMap<>();
         List<String> appended = new ArrayList<>();
         boolean omitted = storedHeaders(headers, appended);
-        byte[] bytes = errorStatus >= 0 ? new byte[0] : body.toByteArray();
-        boolean bodyOmitted = bytes.length > maxBodyBytes;
-        if (bodyOmitted) {
-            bytes = new byte[0];
-        }
+        byte[] bytes = errorStatus >= 0 ? new byte[0] : body.head();
         if (!appended.isEmpty()) {
             headers.put(APPENDED_HEADER, List.of(String.join(", ", appended)));
         }
         if (omitted) {
             headers.put(HEADERS_OMITTED_HEADER, List.of("true"));
         }
-        if (bodyOmitted) {
-            headers.put(BODY_OMITTED_HEADER, List.of("true"));
-        }
         try {
             return StoredResponse.of(response.getStatus(), headers, bytes);
         } catch (IllegalArgumentException unstorableHeader) {
             // Not expected after normalisation; still, the effect happened: keep the outcome, not the headers.
-            Map<String, List<String>> marked = new LinkedHashMap<>();
-            marked.put(HEADERS_OMITTED_HEADER, List.of("true"));
-            if (bodyOmitted) {
-                marked.put(BODY_OMITTED_HEADER, List.of("true"));
-            }
-            return StoredResponse.of(response.getStatus(), marked, bytes);
+            return StoredResponse.of(response.getStatus(), Map.of(HEADERS_OMITTED_HEADER, List.of("true")), bytes);
         }
     }
 
@@ -479,7 +485,38 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
             }
             return;
         }
-        writeBody(response, response.getStatus(), body.toByteArray());
+        boolean contentAllowed = contentAllowed(response.getStatus());
+        if (contentAllowed) {
+            response.setContentLengthLong(body.length());
+            if (body.length() > 0) {
+                body.writeTo(response.getOutputStream());
+            }
+        }
+        response.flushBuffer();
+    }
+
+    /** Deletes the temporary file of a body over the in-memory limit, if there is one. */
+    @Override
+    public void close() {
+        try {
+            body.discard();
+        } catch (IOException e) {
+            // The answer is settled by now; a file left behind is the operating system's to clean.
+            LOG.log(System.Logger.Level.WARNING, "could not delete the temporary file of a captured response body", e);
+        }
+    }
+
+    private void discardBody() {
+        try {
+            body.discard();
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not delete the temporary file of a captured response body", e);
+        }
+    }
+
+    /** Heap held for the captured body (never more than the cap plus one byte). */
+    public int bodyHeapBytes() {
+        return body.heapBytes();
     }
 
     /**
@@ -514,9 +551,7 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
     }
 
     private static void writeBody(HttpServletResponse response, int status, byte[] bytes) throws IOException {
-        // 1xx, 204 and 304 have no content, and must not announce a length (RFC 9110 §8.6).
-        boolean contentAllowed = status >= 200 && status != 204 && status != 304;
-        if (contentAllowed) {
+        if (contentAllowed(status)) {
             response.setContentLength(bytes.length);
             if (bytes.length > 0) {
                 response.getOutputStream().write(bytes);
@@ -525,16 +560,22 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
         response.flushBuffer();
     }
 
+    /** 1xx, 204 and 304 have no content, and must not announce a length (RFC 9110 §8.6). */
+    private static boolean contentAllowed(int status) {
+        return status >= 200 && status != 204 && status != 304;
+    }
+
     private final class CaptureStream extends ServletOutputStream {
         @Override
-        public void write(int b) {
+        public void write(int b) throws IOException {
             if (!closed) {
                 body.write(b);
             }
         }
 
         @Override
-        public void write(byte[] bytes, int offset, int length) {
+        public void write(byte[] bytes, int offset, int length) throws IOException {
+            Objects.checkFromIndexSize(offset, length, bytes.length);
             if (!closed) {
                 body.write(bytes, offset, length);
             }

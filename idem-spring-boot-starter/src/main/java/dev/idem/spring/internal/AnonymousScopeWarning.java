@@ -24,6 +24,7 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
  * shares one key space, and two callers that send the same key get one answer.
  */
 public final class AnonymousScopeWarning implements SmartInitializingSingleton, ApplicationContextAware {
+    private static final List<String> ANNOTATED_METHODS = List.of("POST", "PUT", "PATCH", "DELETE");
     /** The bean the starter's own scope resolver is registered as; an application's own resolver replaces it. */
     public static final String STARTER_SCOPE_RESOLVER = "idemScopeResolver";
 
@@ -79,14 +80,15 @@ public final class AnonymousScopeWarning implements SmartInitializingSingleton, 
     }
 
     private List<String> coveredRoutes(RequestMappingInfo info, HandlerMethod handler) {
-        boolean covered = EndpointPolicies.annotationOf(handler.getBeanType(), handler.getMethod()) != null
-                || properties.getDefaultPolicy() == IdemProperties.DefaultPolicy.ALL;
+        boolean annotated = EndpointPolicies.annotationOf(handler.getBeanType(), handler.getMethod()) != null;
         List<String> routes = new ArrayList<>();
-        if (!covered) {
+        if (!annotated && properties.getDefaultPolicy() != IdemProperties.DefaultPolicy.ALL) {
             return routes;
         }
+        // An @Idempotent covers its handler for every unsafe method; the default policy only idem.methods.
+        List<String> coveredMethods = annotated ? ANNOTATED_METHODS : properties.getMethods();
         Set<RequestMethod> mapped = info.getMethodsCondition().getMethods();
-        for (String method : properties.getMethods()) {
+        for (String method : coveredMethods) {
             String upper = method.toUpperCase(Locale.ROOT);
             if (mapped.isEmpty() || mapped.stream().anyMatch(m -> m.name().equals(upper))) {
                 info.getPatternValues().forEach(pattern -> routes.add(upper + " " + pattern));

@@ -10,6 +10,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.env.PropertyResolver;
@@ -28,7 +29,9 @@ public final class EndpointPolicies {
     private final PropertyResolver placeholders;
     private final TransactionalRunners transactionalRunners;
     private final EngineVariants variants;
-    private final Map<HandlerKey, RoutePolicy> cache = new ConcurrentHashMap<>();
+    private final Map<HandlerKey, Decided> cache = new ConcurrentHashMap<>();
+    /** The methods the default policy covers ({@code idem.methods}); an explicit annotation covers every unsafe one. */
+    private final Set<String> defaultMethods;
 
     public EndpointPolicies(Idem idem, IdemProperties properties, PropertyResolver placeholders,
                             TransactionalRunners transactionalRunners) {
@@ -37,9 +40,57 @@ public final class EndpointPolicies {
         this.placeholders = Objects.requireNonNull(placeholders, "placeholders is null");
         this.transactionalRunners = Objects.requireNonNull(transactionalRunners, "transactionalRunners is null");
         this.variants = new EngineVariants(properties, placeholders);
+        this.defaultMethods = Set.copyOf(properties.getMethods());
     }
 
+    /** Methods that change nothing (RFC 9110 §9.2.1): never covered, and an {@code @Idempotent} on a handler of one is refused. */
+    public static final Set<String> SAFE_METHODS = Set.of("GET", "HEAD", "OPTIONS", "TRACE");
+
     private record HandlerKey(Class<?> type, Method method) {
+    }
+
+    /** A handler's policy, and where it came from: its method's annotation, its class's, or the default. */
+    private record Decided(RoutePolicy policy, boolean onMethod, boolean explicit) {
+    }
+
+    /**
+     * The policy of a request of {@code httpMethod} to {@code handler}: an {@code @Idempotent} covers
+     * its handler for every method that is not safe (POST, PUT, PATCH, DELETE, …); the default policy
+     * covers only {@code idem.methods}; a safe method is never covered.
+     */
+    public RoutePolicy forRequest(Object handler, String httpMethod) {
+        if (SAFE_METHODS.contains(httpMethod) && !defaultMethods.contains(httpMethod)) {
+            return RoutePolicy.notCovered();
+        }
+        if (handler instanceof HandlerMethod method) {
+            Decided decided = decide(method);
+            if (decided.explicit()) {
+                return SAFE_METHODS.contains(httpMethod) ? RoutePolicy.notCovered() : decided.policy();
+            }
+            return defaultMethods.contains(httpMethod) ? decided.policy() : RoutePolicy.notCovered();
+        }
+        return defaultMethods.contains(httpMethod) ? forHandler(handler) : RoutePolicy.notCovered();
+    }
+
+    /**
+     * Checks a handler method at start-up, with the HTTP methods its mapping declares (empty: any):
+     * {@code @Idempotent} on the method of a handler for a safe method (GET, HEAD, OPTIONS, TRACE) is
+     * refused, since such a request must change nothing and the filter never covers it.
+     *
+     * @throws IllegalStateException naming the handler
+     */
+    public void check(HandlerMethod handler, Set<String> httpMethods) {
+        Decided decided = decide(handler);
+        if (!decided.onMethod()) {
+            return; // a class-level @Idempotent covers the class's unsafe handlers only; its GETs pass through
+        }
+        for (String httpMethod : httpMethods) {
+            if (SAFE_METHODS.contains(httpMethod)) {
+                throw new IllegalStateException("@Idempotent on " + handler.getBeanType().getName() + "#"
+                        + handler.getMethod().getName() + ": a " + httpMethod + " handler is safe and never covered by the"
+                        + " idempotency filter; remove the annotation, or map the handler to POST, PUT, PATCH or DELETE");
+            }
+        }
     }
 
     /** The policy of a handler found by a {@code HandlerMapping}; not covered for handlers idem cannot read. */
@@ -60,7 +111,7 @@ public final class EndpointPolicies {
      * @throws IllegalStateException if its {@link Idempotent} has a value that does not parse or fit
      */
     public RoutePolicy forMethod(HandlerMethod handler) {
-        return cache.computeIfAbsent(new HandlerKey(handler.getBeanType(), handler.getMethod()), key -> compute(key));
+        return decide(handler).policy();
     }
 
     /** The {@link Idempotent} that governs a handler method: its own, else its class's; null if neither has one. */
@@ -69,11 +120,21 @@ public final class EndpointPolicies {
         return annotation != null ? annotation : AnnotatedElementUtils.findMergedAnnotation(type, Idempotent.class);
     }
 
-    private RoutePolicy compute(HandlerKey key) {
+    private Decided decide(HandlerMethod handler) {
+        return cache.computeIfAbsent(new HandlerKey(handler.getBeanType(), handler.getMethod()), this::compute);
+    }
+
+    private Decided compute(HandlerKey key) {
+        boolean onMethod = AnnotatedElementUtils.findMergedAnnotation(key.method(), Idempotent.class) != null;
         Idempotent annotation = annotationOf(key.type(), key.method());
         if (annotation == null) {
-            return properties.getDefaultPolicy() == IdemProperties.DefaultPolicy.ALL ? RoutePolicy.required() : RoutePolicy.notCovered();
+            return new Decided(properties.getDefaultPolicy() == IdemProperties.DefaultPolicy.ALL ? RoutePolicy.required()
+                    : RoutePolicy.notCovered(), false, false);
         }
+        return new Decided(annotated(annotation, key), onMethod, true);
+    }
+
+    private RoutePolicy annotated(Idempotent annotation, HandlerKey key) {
         String where = key.type().getName() + "#" + key.method().getName();
         RoutePolicy policy = annotation.required() ? RoutePolicy.required() : RoutePolicy.optional();
         if (annotation.transactional()) {

@@ -23,7 +23,9 @@ import org.springframework.core.annotation.AnnotationAwareOrderComparator;
 import org.springframework.web.method.HandlerMethod;
 import org.springframework.web.servlet.HandlerExecutionChain;
 import org.springframework.web.servlet.HandlerMapping;
+import org.springframework.web.bind.annotation.RequestMethod;
 import org.springframework.web.servlet.handler.AbstractHandlerMethodMapping;
+import org.springframework.web.servlet.mvc.method.RequestMappingInfo;
 import org.springframework.web.util.ServletRequestPathUtils;
 
 /**
@@ -51,16 +53,31 @@ public final class HandlerMappingRoutePolicyResolver implements RoutePolicyResol
         this.context = context;
     }
 
-    /** Loads the handler mappings and checks every annotated handler method, so a bad annotation fails startup. */
+    /**
+     * Loads the handler mappings and checks every annotated handler method, so a bad annotation
+     * (a value that does not parse, {@code @Idempotent} on a GET handler) fails startup.
+     */
     @Override
     public void afterSingletonsInstantiated() {
         for (HandlerMapping mapping : mappings()) {
             if (mapping instanceof AbstractHandlerMethodMapping<?> methods) {
-                for (HandlerMethod handler : methods.getHandlerMethods().values()) {
+                methods.getHandlerMethods().forEach((info, handler) -> {
                     policies.forMethod(handler);
-                }
+                    policies.check(handler, httpMethods(info));
+                });
             }
         }
+    }
+
+    /** The HTTP methods a mapping declares; empty when it takes any (or is not a {@code RequestMappingInfo}). */
+    private static Set<String> httpMethods(Object mappingInfo) {
+        Set<String> names = new LinkedHashSet<>();
+        if (mappingInfo instanceof RequestMappingInfo info) {
+            for (RequestMethod method : info.getMethodsCondition().getMethods()) {
+                names.add(method.name());
+            }
+        }
+        return names;
     }
 
     @Override
@@ -77,7 +94,7 @@ public final class HandlerMappingRoutePolicyResolver implements RoutePolicyResol
             if (chain == null) {
                 continue;
             }
-            RoutePolicy policy = policies.forHandler(chain.getHandler());
+            RoutePolicy policy = policies.forRequest(chain.getHandler(), request.getMethod());
             Object pattern = lookup.localAttribute(HandlerMapping.BEST_MATCHING_PATTERN_ATTRIBUTE);
             if (policy.covered() && pattern != null) {
                 request.setAttribute(IdemRoutes.ROUTE_ATTRIBUTE, pattern.toString());

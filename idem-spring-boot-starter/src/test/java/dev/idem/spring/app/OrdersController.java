@@ -11,9 +11,11 @@ import java.util.Map;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.PutMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.server.ResponseStatusException;
@@ -44,6 +46,20 @@ public class OrdersController {
     @Idempotent
     public ResponseEntity<Map<String, Object>> pay(@PathVariable("id") long id, @RequestBody Map<String, Object> body) {
         return created("payment of order " + id, item(body));
+    }
+
+    /** An annotated PUT: covered although PUT is not in idem.methods. */
+    @PutMapping("/orders/{id}")
+    @Idempotent
+    public ResponseEntity<Map<String, Object>> replace(@PathVariable("id") long id, @RequestBody Map<String, Object> body) {
+        return created("replacement of order " + id, item(body));
+    }
+
+    /** An annotated DELETE: covered although DELETE is not in idem.methods. */
+    @DeleteMapping("/orders/{id}/items/{item}")
+    @Idempotent
+    public Map<String, Object> removeItem(@PathVariable("id") long id, @PathVariable("item") String item) {
+        return Map.of("removed", item, "run", effects.run(item));
     }
 
     /** Reads pass through: not a covered method. */
