@@ -112,7 +112,7 @@ final class ConfigurationReference {
 
     private static String defaultValue(JsonNode value) {
         if (value.isMissingNode() || value.isNull()) {
-            return "";
+            return "(none)";
         }
         if (value.isArray()) {
             String joined = StreamSupport.stream(value.spliterator(), false).map(JsonNode::asString).collect(Collectors.joining(","));
