@@ -10,6 +10,7 @@ import com.rabbitmq.client.GetResponse;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idem.inbox.Inbox;
 import dev.idem.spring.listener.app.LedgerApplication;
+import dev.idem.spring.listener.app.RabbitPoisonBatchListener;
 import dev.idem.spring.listener.app.RabbitPoisonListener;
 import dev.idem.testing.RealServices;
 import dev.idem.testing.TestDatabase;
@@ -54,6 +55,7 @@ class RabbitListenerPoisonTest {
         channel = connection.createChannel();
         queue = "idem-listen-poison-" + UUID.randomUUID().toString().substring(0, 8);
         RabbitPoisonListener.CALLS.clear();
+        RabbitPoisonBatchListener.CALLS.clear();
     }
 
     @AfterEach
@@ -95,6 +97,42 @@ class RabbitListenerPoisonTest {
 
         assertSettled();
         assertThat(RabbitPoisonListener.CALLS.get("2").get()).as("tried max-attempts times").isEqualTo(3);
+    }
+
+    /**
+     * A batch listener: one batch holds healthy messages before and after a poison one and a flaky
+     * one. The healthy ones are applied once, the flaky one once after its failures, the poison one
+     * quarantined once, on a quorum queue whose delivery limit (4) is above the inbox's maximum (3):
+     * the queue redelivers a failed batch whole, so a message behind the poison one that is not tried
+     * in a delivery still uses one of its deliveries up.
+     */
+    @Test
+    void aBatchListenerAppliesTheMessagesAroundAPoisonOneOnce() throws Exception {
+        // Every redelivery of the batch counts against each of its messages, tried or not.
+        channel.queueDeclare(queue, true, false, false, Map.of("x-queue-type", "quorum", "x-delivery-limit", 4));
+        publish("b-1", "1:10");
+        publish("b-2", "2:poison");
+        publish("b-3", "3:30 flaky");
+        publish("b-4", "4:40");
+        publish("b-5", "5:50");
+        List<String> arguments = new ArrayList<>(List.of(
+                "--spring.datasource.url=" + ((HikariDataSource) db.dataSource()).getJdbcUrl(),
+                "--spring.rabbitmq.addresses=" + RealServices.rabbitmqUri(),
+                "--idem.inbox.max-attempts=3",
+                "--ledger.rabbit.poison-batch-queue=" + queue,
+                "--logging.level.root=ERROR"));
+        app = new SpringApplicationBuilder(LedgerApplication.class).web(WebApplicationType.NONE).run(arguments.toArray(String[]::new));
+
+        Inbox inbox = app.getBean(Inbox.class);
+        await("every message is settled", () -> LedgerRun.totals(db.dataSource(), "poison-batch").rows() == 4
+                && inbox.quarantine().find("ledger-poison-batch", "b-2").isPresent());
+        app.getBean(RabbitListenerEndpointRegistry.class).getListenerContainer("ledger-poison-batch").stop();
+        Thread.sleep(500);
+        assertThat(channel.messageCount(queue)).as("deliveries left in the queue").isZero();
+        assertThat(LedgerRun.totals(db.dataSource(), "poison-batch")).as("1, 3, 4 and 5: each applied once")
+                .isEqualTo(new LedgerRun.Totals(4, 4, 10 + 30 + 40 + 50));
+        assertThat(inbox.quarantine().list("ledger-poison-batch", 10)).as("the poison message, quarantined once")
+                .singleElement().satisfies(q -> assertThat(q.message().id()).isEqualTo("b-2"));
     }
 
     private void publishTheOthers() throws Exception {
