@@ -12,7 +12,7 @@ import java.util.Set;
 final class Options {
     static final Set<String> ALL_PARTS = Set.of("store", "endpoint", "inbox", "peers", "growth");
     static final List<String> BACKENDS = List.of("postgresql", "sqlite", OwnServerBench.MARIADB, OwnServerBench.REDIS_RAW,
-            RedisStoreBench.ONE, RedisStoreBench.CLUSTER);
+            RedisStoreBench.ONE, RedisStoreBench.CLUSTER, NatsKvStoreBench.BACKEND);
 
     Set<String> parts = new LinkedHashSet<>(List.of("store", "endpoint", "inbox", "peers", "growth"));
     Duration duration = Duration.ofSeconds(8);
@@ -21,6 +21,7 @@ final class Options {
     Set<String> backends = new LinkedHashSet<>(List.of("postgresql", "sqlite", OwnServerBench.MARIADB, OwnServerBench.REDIS_RAW));
     String pgUrl = firstNonBlank(System.getenv("IDEM_PG_URL"), "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
     String mariadbUrl = firstNonBlank(System.getenv("IDEM_MYSQL_URL"), "jdbc:mariadb://127.0.0.1:3306/test?user=root");
+    String natsUrl = firstNonBlank(System.getenv("IDEM_NATS_URL"), "nats://127.0.0.1:4222");
     Path out = Path.of("data/bench");
     int connections = 8;
     Duration growth = null;
@@ -43,7 +44,10 @@ final class Options {
             "                                against the same SQL / Lua scripts sent by the raw client (MariaDB driver, Lettuce",
             "                                EVALSHA on a private master and replica); also redis (a private master and its",
             "                                replica) and redis-cluster (a private cluster: 3 masters, 3 replicas), each started",
-            "                                for the run, without and with replica acknowledgement (WAIT 1); both: ratio 3 : 1 master",
+            "                                for the run, without and with replica acknowledgement (WAIT 1); both: ratio 3 : 1 master;",
+            "                                and nats-kv: the NATS KV store against the raw KV client doing the same create and",
+            "                                update, on one node (--nats-url, a bucket of 1 replica) and on a 3-node cluster started",
+            "                                for the run (a bucket of 3 replicas)",
             "  --connections 8               HTTP connections of the endpoint load driver (default 8)",
             "  --growth 40s                  length of the growth run (default max(30s, 4 x duration))",
             "  --no-vacuum                   growth: do not VACUUM the table while it runs (when autovacuum is off)",
@@ -54,6 +58,7 @@ final class Options {
             "                                a database idem_bench_<pid> is created there and dropped at the end",
             "  --mariadb-url URL             admin JDBC URL for mariadb (default IDEM_MYSQL_URL or jdbc:mariadb://127.0.0.1:3306/test?user=root);",
             "                                a database idem_bench_<pid> is created there and dropped at the end",
+            "  --nats-url URL                nats-kv's one node (default IDEM_NATS_URL or nats://127.0.0.1:4222; JetStream on)",
             "  --out data/bench              where the table and JSON go",
             "  --label text                  a note stored with the results");
 
@@ -143,6 +148,7 @@ final class Options {
                 }
                 mariadbUrl = value;
             }
+            case "--nats-url" -> natsUrl = value;
             case "--out" -> out = Path.of(value);
             case "--label" -> label = value;
             default -> throw new IllegalArgumentException("unknown option " + option + "\n" + USAGE);

@@ -121,6 +121,9 @@ final class StoreBench {
         if (RedisStoreBench.wanted(options)) {
             rows.addAll(new RedisStoreBench(options, work).run());
         }
+        if (NatsKvStoreBench.wanted(options)) {
+            rows.addAll(new NatsKvStoreBench(options).run());
+        }
         return rows;
     }
 

@@ -8,11 +8,13 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.idem.jdbc.Dialect;
 import dev.idem.jdbc.JdbcIdempotencyStore;
 import dev.idem.jdbc.internal.SqlStatements;
+import dev.idem.testing.NatsCluster;
 import dev.idem.testing.RealServices;
 import dev.idem.testing.RedisCluster;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -52,6 +54,30 @@ class HarnessSmokeTest {
             assertThat(replay.errors()).isZero();
             assertThat(replay.p99Millis()).isGreaterThanOrEqualTo(replay.p50Millis());
         }
+    }
+
+    @Test
+    void natsKvLinesRunOnOneNodeAndOnThreeReplicasAgainstTheRawClient() throws Exception {
+        RealServices.natsUrl(); // skips, or fails when required, without the machine's NATS server
+        if (StandaloneRedis.binary("nats-server").isEmpty() && !Files.isExecutable(Path.of("/usr/sbin/nats-server"))) {
+            RealServices.unavailable(NatsCluster.SERVICE, "nats-server is needed to start a three-node cluster");
+        }
+        Options options = Options.parse(new String[] {"--duration", "300ms", "--warmup", "100ms", "--threads", "2",
+                "--backends", "nats-kv", "--nats-url", RealServices.natsUrl()});
+        List<Row> rows = new NatsKvStoreBench(options).run();
+        assertThat(rows).extracting(Row::backend, Row::name).containsExactly(
+                tuple("NATS KV, 1 node", "create+update (raw KV client)"),
+                tuple("NATS KV, 1 node", "claim+complete (idem)"),
+                tuple("NATS KV, 3 replicas", "create+update (raw KV client)"),
+                tuple("NATS KV, 3 replicas", "claim+complete (idem)"));
+        assertThat(rows).allSatisfy(row -> {
+            assertThat(row.threads()).isEqualTo(2);
+            assertThat(row.measured().rate()).isPositive();
+            assertThat(row.measured().errors()).isZero();
+        });
+        // idem's lines are compared with the raw client's of the same set-up, whose values are sized as idem's entries.
+        assertThat(List.of(rows.get(1), rows.get(3))).allSatisfy(row -> assertThat(row.ratio()).isPositive().isFinite());
+        assertThat(rows.get(0).note()).matches("values \\d+ B then \\d+ B, as idem's entries");
     }
 
     @Test
