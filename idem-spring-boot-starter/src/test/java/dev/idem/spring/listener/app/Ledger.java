@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.springframework.beans.factory.annotation.Value;
+import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.support.TransactionSynchronization;
@@ -34,7 +35,21 @@ public class Ledger {
         this.haltAt = Arrays.stream(haltAt.split(",")).map(String::trim).filter(s -> !s.isEmpty()).map(Integer::valueOf)
                 .collect(Collectors.toUnmodifiableSet());
         this.markers = markers.isEmpty() ? null : Path.of(markers);
-        jdbc.execute("CREATE TABLE IF NOT EXISTS ledger (listener VARCHAR(40) NOT NULL, number INTEGER NOT NULL, amount BIGINT NOT NULL)");
+        createTable(jdbc);
+    }
+
+    /**
+     * The crash tests start two processes at once, and PostgreSQL's CREATE TABLE IF NOT EXISTS is not
+     * atomic: the process that loses the race fails with "already exists" (or a duplicate catalog row)
+     * once the other's table has committed. Run again, IF NOT EXISTS then sees that table.
+     */
+    private static void createTable(JdbcTemplate jdbc) {
+        String ddl = "CREATE TABLE IF NOT EXISTS ledger (listener VARCHAR(40) NOT NULL, number INTEGER NOT NULL, amount BIGINT NOT NULL)";
+        try {
+            jdbc.execute(ddl);
+        } catch (DataAccessException raced) {
+            jdbc.execute(ddl);
+        }
     }
 
     /** Writes the row of {@code value} for {@code listener}, in the listener's transaction. */
