@@ -58,7 +58,9 @@ class SweepersAutoConfigurationTest {
                         assertThat(rows(db, inbox.tableName()) + rows(db, inbox.quarantineTableName()))
                                 .as("written").isEqualTo(4);
 
-                        awaitTrue(() -> rows(db, inbox.tableName()) == 0 && rows(db, inbox.quarantineTableName()) == 0);
+                        // The status is recorded after the run's deletes commit: wait for both, not only the rows.
+                        awaitTrue(() -> rows(db, inbox.tableName()) == 0 && rows(db, inbox.quarantineTableName()) == 0
+                                && registry.get(MicrometerSweeperMeters.REMOVED).tag("sweeper", "inbox").functionCounter().count() >= 4);
 
                         assertThat(registry.get(MicrometerSweeperMeters.REMOVED).tag("sweeper", "inbox").functionCounter().count())
                                 .as("idem.sweeper.removed{sweeper=inbox}").isGreaterThanOrEqualTo(4);
