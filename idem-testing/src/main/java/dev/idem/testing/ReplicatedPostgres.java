@@ -222,7 +222,11 @@ public final class ReplicatedPostgres implements AutoCloseable {
     }
 
     private void awaitStreaming() {
-        awaitTrue(primary, "SELECT EXISTS (SELECT 1 FROM pg_stat_replication WHERE state = 'streaming')", "standby to stream");
+        // A streaming standby counts as synchronous only once it has reported a flush position: until then its
+        // sync_state is 'async', and a store built in that moment finds no synchronous standby.
+        awaitTrue(primary, "SELECT EXISTS (SELECT 1 FROM pg_stat_replication WHERE state = 'streaming'"
+                + " AND (current_setting('synchronous_standby_names') = '' OR sync_state IN ('sync', 'quorum')))",
+                "standby to stream (and to count as synchronous when it is named)");
     }
 
     private Path log(Server server) {
