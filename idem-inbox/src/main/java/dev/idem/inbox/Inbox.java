@@ -180,8 +180,15 @@ public final class Inbox implements Purgeable {
         return processBatch(consumer, messages, handler, BatchSteps.NONE);
     }
 
-    /** {@link #processBatch} with a broker's steps in its transactions ({@link BrokerBatch}); an outcome is null where {@code steps} left a message unanswered. */
-    List<InboxOutcome> processBatch(String consumer, List<InboxMessage> messages, InboxHandler handler, BatchSteps steps) {
+    /**
+     * {@link #processBatch(String, List, InboxHandler)} with a consumer loop's part in each of its
+     * transactions: the broker positions that commit with the claims, the batch's order and the
+     * broker's delivery counts ({@link BatchSteps}). The shared consumer loop of
+     * {@code dev.idem.inbox.consumer} calls it for every broker.
+     *
+     * @return one outcome per message, in input order; null where an ordered batch stopped before the message
+     */
+    public List<InboxOutcome> processBatch(String consumer, List<InboxMessage> messages, InboxHandler handler, BatchSteps steps) {
         Objects.requireNonNull(handler, "handler is null");
         return batch(consumer, messages, (c, fresh) -> {
             for (InboxMessage m : fresh) {
@@ -420,28 +427,24 @@ public final class Inbox implements Purgeable {
     }
 
     /**
-     * What a {@link BrokerBatch} adds to the transactions of {@link #processBatch(String, List, InboxHandler, BatchSteps)}:
-     * work that must commit with the claims (a broker position kept in the database), and whether the
-     * one-per-transaction fallback keeps the batch's order by stopping at the first failed message.
+     * What a consumer loop adds to the transactions of {@link #processBatch(String, List, InboxHandler, BatchSteps)}:
+     * work that must commit with the claims (broker positions kept in the database), whether the
+     * one-per-transaction fallback keeps the batch's order by stopping at the first failed message,
+     * and the broker's own delivery counts. Called on the thread of the {@code processBatch} call.
      */
-    interface BatchSteps {
-        BatchSteps NONE = new BatchSteps() {
-            @Override
-            public void beforeCommit(Connection connection, List<String> settledIds) {
-            }
-
-            @Override
-            public boolean ordered() {
-                return false;
-            }
-        };
+    public interface BatchSteps {
+        /** No work, no order, no delivery counts: {@link #processBatch(String, List, InboxHandler)}. */
+        BatchSteps NONE = (connection, settledIds) -> { };
 
         /** Runs last in a transaction that is about to commit, with the ids whose first deliveries it settles. */
         void beforeCommit(Connection connection, List<String> settledIds) throws SQLException;
 
-        boolean ordered();
+        /** Whether the fallback stops at the first failed message, leaving the ones behind it unanswered (null). By default false. */
+        default boolean ordered() {
+            return false;
+        }
 
-        /** The broker's count of deliveries of the message with this id, the current one included; 0 if it keeps none. */
+        /** The broker's count of deliveries of the message with this id, the current one included; 0 (the default) if it keeps none. */
         default long deliveries(String messageId) {
             return 0;
         }

@@ -1,13 +1,12 @@
 package dev.idem.kafka;
 
+import dev.idem.inbox.Inbox;
 import dev.idem.inbox.consumer.ConsumerBuilder;
 import dev.idem.inbox.consumer.ConsumerLoop;
+import dev.idem.inbox.consumer.InboxConsumer;
 import dev.idem.inbox.consumer.MessageIdExtractor;
-import dev.idem.inbox.BrokerBatch;
-import dev.idem.inbox.Inbox;
-import dev.idem.inbox.InboxMessage;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -15,14 +14,15 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.common.utils.Utils;
 
 /**
  * A Kafka consumer loop whose records have their effect <b>exactly once</b>: each poll's records are
@@ -45,14 +45,12 @@ import org.apache.kafka.common.serialization.Deserializer;
  * <ol>
  * <li>Every record's message id is told by the {@link MessageIdExtractor} (default {@link KafkaMessageIds#standard()}: the
  *     {@code message-id} header the outbox relay writes, else {@code topic-partition-offset}).</li>
- * <li>One transaction, the inbox's batch step ({@link BrokerBatch}, driven by the shared
- *     {@link ConsumerLoop}): the claims of all ids, the handler for each new id (once per id, in
+ * <li>One transaction, driven by the shared {@link ConsumerLoop}: the claims of all ids, the handler for each new id (once per id, in
  *     partition order), in the offsets-in-database mode the partitions' next offsets, commit.</li>
  * <li>{@code commitSync} of the next offsets (Kafka mode).</li>
  * </ol>
  * If the handler throws, the poll's transaction is rolled back and its records are redone one per
- * transaction, in order, up to the first that fails (the batch is {@linkplain BrokerBatch.Broker#ordered
- * ordered}: nothing overtakes a failed record; the records behind it are polled again). A record whose handler throws has its attempt counted by the
+ * transaction, in order, up to the first that fails (the batch is ordered: nothing overtakes a failed record; the records behind it are polled again). A record whose handler throws has its attempt counted by the
  * inbox ({@link Inbox#recordFailure}); its partition is sought back to it and paused for
  * {@code retryBackoff} (other partitions flow), so it is delivered again, and after the inbox's
  * {@code maxAttempts} it is quarantined and the partition moves past it: a poison message never
@@ -74,25 +72,27 @@ import org.apache.kafka.common.serialization.Deserializer;
  * to Kafka. Partitions without a stored offset start where Kafka's committed offset or
  * {@code auto.offset.reset} puts them.
  *
+ * <h2>Operations</h2>
+ * As every broker's consumer ({@link InboxConsumer}): {@link #isRunning()}, {@link #failure()},
+ * {@link #acknowledged()} (records settled, whose offsets moved past them), {@link #refused()} (records
+ * without a usable message id, counted as failed attempts as described above), and {@link #replay}, which
+ * hands the fixed handler the record rebuilt from the quarantine: the kept payload and the
+ * {@code kafka-key} header (a String key) deserialized with the consumer's deserializers, its coordinates
+ * from the {@code kafka-*} headers. A replay needs those deserializers, so it works for a consumer made
+ * from {@link Builder#consumerConfig}, not from a consumer factory.
+ *
  * <p>One instance runs once: {@link #run()} on the caller's thread or {@link #start()} on a new one;
  * run several instances (in one group) for more partitions in parallel. The claims, the handler's
  * writes and stored offsets commit in the inbox's database.
  */
-public final class IdempotentKafkaConsumer<K, V> implements Runnable, AutoCloseable {
-    private static final System.Logger LOG = System.getLogger("dev.idem.kafka");
-
+public final class IdempotentKafkaConsumer<K, V> extends InboxConsumer<ConsumerRecord<K, V>, IdempotentKafkaConsumer<K, V>> {
     private final List<String> topics;
-    private final Duration closeTimeout;
     private final KafkaOffsetStore offsetStore;
-    private final ConsumerLoop<ConsumerRecord<K, V>> loop;
 
-    private IdempotentKafkaConsumer(Builder<K, V> b) {
+    private IdempotentKafkaConsumer(Builder<K, V> b, KafkaPollLoop<K, V> loop) {
+        super(loop, b.closeTimeout);
         this.topics = List.copyOf(b.topics);
-        this.closeTimeout = b.closeTimeout;
         this.offsetStore = b.offsetStore;
-        KafkaPartitions<K, V> partitions = new KafkaPartitions<>(b, b.consumerFactory());
-        this.loop = b.loop(partitions, "topics " + topics);
-        partitions.loop = loop;
     }
 
     /** A consumer whose records are deduplicated by {@code inbox}; the handler's writes, the claims and stored offsets commit in its database. */
@@ -100,41 +100,23 @@ public final class IdempotentKafkaConsumer<K, V> implements Runnable, AutoClosea
         return new Builder<>(inbox);
     }
 
-    /** Starts {@link #run()} on a new daemon thread named {@code idem-kafka-<consumer name>}. */
+    /**
+     * Starts the loop on a new daemon thread named {@code idem-kafka-<consumer name>}; the Kafka consumer
+     * is made and subscribed there. What ends the loop otherwise than {@link #close()} is in {@link #failure()}.
+     */
+    @Override
     public IdempotentKafkaConsumer<K, V> start() {
-        loop.start("idem-kafka-" + (loop.consumerName() == null ? "consumer" : loop.consumerName()));
-        return this;
+        try {
+            return super.start();
+        } catch (IOException e) {
+            // Kafka is subscribed on the loop's thread, so starting refuses nothing.
+            throw new UncheckedIOException(e);
+        }
     }
 
-    /**
-     * Polls and processes until {@link #close()}; then commits the processed offsets and closes the
-     * Kafka consumer. Throws what ended the loop otherwise (the consumer is closed then too, without
-     * committing anything more).
-     *
-     * @throws IllegalStateException if this instance ran before
-     */
     @Override
-    public void run() {
-        loop.run();
-    }
-
-    /**
-     * Stops the loop: wakes a blocked poll, lets the current poll's work finish, commits the
-     * processed offsets and closes the Kafka consumer; waits up to {@code closeTimeout} for that.
-     */
-    @Override
-    public void close() {
-        loop.close(closeTimeout);
-    }
-
-    /** What ended the loop, if it ended with an exception. */
-    public Optional<Throwable> failure() {
-        return loop.failure();
-    }
-
-    /** The inbox consumer name: the configured one, else the group id (known at build with a config, else once running). */
-    public String consumerName() {
-        return loop.consumerName();
+    protected String threadName() {
+        return "idem-kafka-" + (consumerName() == null ? "consumer" : consumerName());
     }
 
     public List<String> topics() {
@@ -150,58 +132,6 @@ public final class IdempotentKafkaConsumer<K, V> implements Runnable, AutoClosea
     public String toString() {
         return "IdempotentKafkaConsumer[" + (consumerName() == null ? "?" : consumerName()) + ", topics=" + topics
                 + (offsetStore != null ? ", offsets in " + offsetStore : "") + "]";
-    }
-
-    // ---- records ------------------------------------------------------------------------------------------
-
-
-
-
-
-
-
-    /** The coordinates as an id, hashed where a very long topic name would make it longer than 255 characters. */
-    static String coordinates(ConsumerRecord<?, ?> r) {
-        String id = KafkaMessageIds.coordinatesOf(r);
-        if (id.length() <= 255) {
-            return id;
-        }
-        try {
-            byte[] hash = java.security.MessageDigest.getInstance("SHA-256").digest(r.topic().getBytes(StandardCharsets.UTF_8));
-            StringBuilder hex = new StringBuilder("sha256:");
-            for (byte b : hash) {
-                hex.append(String.format("%02x", b));
-            }
-            return hex + "-" + r.partition() + "-" + r.offset();
-        } catch (java.security.NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is missing", e);
-        }
-    }
-
-    /** Null if {@code id} is a valid inbox message id ({@link InboxMessage#checkId}), else why not. */
-    static String invalidMessageId(String id) {
-        try {
-            InboxMessage.checkId(id);
-            return null;
-        } catch (IllegalArgumentException invalid) {
-            return invalid.getMessage();
-        }
-    }
-
-
-    /** byte[], ByteBuffer and String values as they are (String as UTF-8); anything else by its {@code toString()}. */
-    static byte[] defaultPayload(ConsumerRecord<?, ?> r) {
-        Object value = r.value();
-        if (value == null) {
-            return new byte[0];
-        }
-        if (value instanceof byte[] bytes) {
-            return bytes;
-        }
-        if (value instanceof ByteBuffer buffer) {
-            return KafkaPartitions.bytes(buffer);
-        }
-        return value.toString().getBytes(StandardCharsets.UTF_8);
     }
 
     private static Duration checkDuration(String what, Duration value, Duration min, Duration max) {
@@ -230,7 +160,7 @@ public final class IdempotentKafkaConsumer<K, V> implements Runnable, AutoClosea
         Duration retryBackoff = Duration.ofSeconds(1);
         Duration closeTimeout = Duration.ofSeconds(30);
         KafkaOffsetStore offsetStore;
-        Function<? super ConsumerRecord<K, V>, byte[]> quarantinePayload = IdempotentKafkaConsumer::defaultPayload;
+        Function<? super ConsumerRecord<K, V>, byte[]> quarantinePayload = KafkaPollLoop::defaultPayload;
 
         private Builder(Inbox inbox) {
             super(inbox, KafkaMessageIds.standard());
@@ -388,7 +318,29 @@ public final class IdempotentKafkaConsumer<K, V> implements Runnable, AutoClosea
                 consumerName(checkConsumerName(String.valueOf(config.get(ConsumerConfig.GROUP_ID_CONFIG)),
                         "the group id (used as the inbox consumer name; set consumerName)"));
             }
-            return new IdempotentKafkaConsumer<>(this);
+            return new IdempotentKafkaConsumer<>(this, new KafkaPollLoop<>(this, consumerFactory(), replayDeserializer(true),
+                    replayDeserializer(false)));
+        }
+
+        /** The consumer's key or value deserializer, for a replay: the one given, else one made from the config; null with a factory. */
+        @SuppressWarnings("unchecked")
+        private <T> Deserializer<T> replayDeserializer(boolean isKey) {
+            if (config == null) {
+                return null;
+            }
+            Deserializer<?> given = isKey ? keyDeserializer : valueDeserializer;
+            if (given != null) {
+                return (Deserializer<T>) given;
+            }
+            Object type = config.get(isKey ? ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG : ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG);
+            Deserializer<T> made;
+            try {
+                made = type instanceof Class<?> c ? Utils.newInstance(c, Deserializer.class) : Utils.newInstance(String.valueOf(type).trim(), Deserializer.class);
+            } catch (ClassNotFoundException | KafkaException e) {
+                throw new IllegalArgumentException("the consumer config's " + (isKey ? "key" : "value") + " deserializer cannot be made", e);
+            }
+            made.configure(config, isKey);
+            return made;
         }
 
         private Supplier<? extends Consumer<K, V>> consumerFactory() {

@@ -1,10 +1,13 @@
 package dev.idem.kafka;
 
+import dev.idem.inbox.InboxMessage;
 import dev.idem.inbox.consumer.MessageIdExtractor;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.Objects;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
@@ -74,5 +77,35 @@ public final class KafkaMessageIds {
     /** {@code <topic>-<partition>-<offset>} of {@code record}. */
     public static String coordinatesOf(ConsumerRecord<?, ?> record) {
         return record.topic() + "-" + record.partition() + "-" + record.offset();
+    }
+
+    /**
+     * The id a record is counted under when its extractor gives none the inbox accepts: its coordinates,
+     * the topic hashed where a very long topic name would make them longer than 255 characters.
+     */
+    static String fallbackId(ConsumerRecord<?, ?> r) {
+        String id = coordinatesOf(r);
+        if (id.length() <= 255) {
+            return id;
+        }
+        try {
+            byte[] hash = MessageDigest.getInstance("SHA-256").digest(r.topic().getBytes(StandardCharsets.UTF_8));
+            StringBuilder hex = new StringBuilder("sha256:");
+            for (byte b : hash) {
+                hex.append(String.format("%02x", b));
+            }
+            return hex + "-" + r.partition() + "-" + r.offset();
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is missing", e);
+        }
+    }
+
+    /** {@code extractor}'s id of the record if the inbox accepts it ({@link InboxMessage#checkId}), else its {@link #fallbackId}. */
+    static String idOrFallback(MessageIdExtractor<? super ConsumerRecord<?, ?>> extractor, ConsumerRecord<?, ?> record) {
+        try {
+            return InboxMessage.checkId(extractor.messageId(record));
+        } catch (RuntimeException unusable) {
+            return fallbackId(record);
+        }
     }
 }

@@ -294,6 +294,72 @@ abstract class KafkaConsumerContract {
     }
 
     @Test
+    @DisplayName("the operations every broker's consumer has: running while it polls, acknowledged and refused counts, "
+            + "and a replay that hands the fixed handler the record rebuilt from the quarantine, once")
+    void operationsAsEveryBrokersConsumer() throws Exception {
+        String topic = topic(1);
+        try (Producer<String, String> producer = producer()) {
+            for (int i = 0; i < 10; i++) {
+                producer.send(record(topic, null, "o-" + i, i == 4 ? "poison" : Long.toString(amount(i))));
+            }
+            producer.send(record(topic, null, "x".repeat(300), "7"));  // an id the inbox refuses: counted under its coordinates
+            producer.flush();
+        }
+        String group = group();
+        Counting counts = new Counting();
+        Map<String, Object> config = consumerConfig(group);
+        config.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
+        config.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        IdempotentKafkaConsumer<String, String> consumer = IdempotentKafkaConsumer.<String, String>builder(inbox)
+                .consumerConfig(config)
+                .topics(topic)
+                .consumerName(CONSUMER)
+                .pollTimeout(Duration.ofMillis(100))
+                .retryBackoff(Duration.ofMillis(50))
+                .listener(counts)
+                .handler((c, r) -> {
+                    if (r.value().equals("poison")) {
+                        throw new IllegalStateException("cannot book this amount");
+                    }
+                    insertLedger(c, id(r), Long.parseLong(r.value()));
+                })
+                .build();
+        consumers.add(consumer);
+        assertThat(consumer.isRunning()).as("before start").isFalse();
+        assertThat(consumer.start()).isSameAs(consumer);
+        await("the partition is committed past both quarantined records to its end", () -> committed(group) == 11);
+
+        assertThat(consumer.isRunning()).isTrue();
+        assertThat(consumer.acknowledged()).as("9 processed and 2 quarantined records, each acknowledged once").isEqualTo(11);
+        assertThat(consumer.refused()).as("the 3 deliveries of the record without a usable id").isEqualTo(3);
+        assertThatThrownBy(consumer::start).isInstanceOf(IllegalStateException.class).hasMessageContaining("already started");
+        consumer.close();
+        assertThat(consumer.isRunning()).isFalse();
+        assertThat(consumer.failure()).isEmpty();
+        assertThat(inbox.listQuarantined(CONSUMER, 10)).extracting(QuarantinedMessage::messageId)
+                .containsExactlyInAnyOrder("o-4", topic + "-0-10");
+
+        List<ConsumerRecord<String, String>> replayed = new ArrayList<>();
+        MessageHandler<ConsumerRecord<String, String>> fixed = (c, r) -> {
+            replayed.add(r);
+            insertLedger(c, id(r), r.value().equals("poison") ? 1000 : Long.parseLong(r.value()));
+        };
+        assertThat(consumer.replay("o-4", fixed).status()).isEqualTo(InboxOutcome.Status.PROCESSED);
+        assertThat(consumer.replay("o-4", fixed).status()).as("a second replay").isEqualTo(InboxOutcome.Status.DUPLICATE);
+        assertThat(replayed).singleElement().satisfies(r -> {
+            assertThat(r.topic()).isEqualTo(topic);
+            assertThat(r.partition()).isZero();
+            assertThat(r.offset()).isEqualTo(4);
+            assertThat(r.key()).isEqualTo("o-4");
+            assertThat(r.value()).isEqualTo("poison");
+            assertThat(header(r, KafkaHeaders.MESSAGE_ID)).isEqualTo("o-4");
+        });
+        assertThat(count("SELECT count(*) FROM ledger WHERE message_id = 'o-4' AND amount = 1000")).isEqualTo(1);
+        assertThat(count("SELECT count(*) FROM ledger")).isEqualTo(10);
+        assertThat(inbox.listQuarantined(CONSUMER, 10)).extracting(QuarantinedMessage::messageId).containsExactly(topic + "-0-10");
+    }
+
+    @Test
     @DisplayName("offsets in the database: killed after a commit 3 times, each restart seeks to the stored offsets: "
             + "no record delivered twice, none lost, and no offset ever committed to Kafka")
     void offsetsInDatabase() throws Exception {

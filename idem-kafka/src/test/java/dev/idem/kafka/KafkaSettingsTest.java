@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idem.inbox.Inbox;
+import dev.idem.inbox.InboxMessage;
 import dev.idem.testing.RealServices;
 import dev.idem.testing.TestDatabase;
 import java.nio.ByteBuffer;
@@ -134,25 +135,25 @@ class KafkaSettingsTest {
         assertThatThrownBy(() -> KafkaMessageIds.headerOrCoordinates("")).isInstanceOf(IllegalArgumentException.class);
 
         String longTopic = "t".repeat(249);
-        assertThat(IdempotentKafkaConsumer.coordinates(record(longTopic, new RecordHeaders(), "v"))).hasSize(254).endsWith("-3-42");
-        String id = IdempotentKafkaConsumer.coordinates(new ConsumerRecord<>(longTopic, 1000, 9_000_000_000_000L, "k", "v"));
+        assertThat(KafkaMessageIds.fallbackId(record(longTopic, new RecordHeaders(), "v"))).hasSize(254).endsWith("-3-42");
+        String id = KafkaMessageIds.fallbackId(new ConsumerRecord<>(longTopic, 1000, 9_000_000_000_000L, "k", "v"));
         assertThat(id).startsWith("sha256:").endsWith("-1000-9000000000000").hasSizeLessThanOrEqualTo(255);
-        assertThat(IdempotentKafkaConsumer.invalidMessageId(id)).isNull();
-        assertThat(IdempotentKafkaConsumer.invalidMessageId("")).contains("1-255");
-        assertThat(IdempotentKafkaConsumer.invalidMessageId(null)).contains("null");
-        assertThat(IdempotentKafkaConsumer.invalidMessageId("a\nb")).contains("control character at position 1");
-        assertThat(IdempotentKafkaConsumer.invalidMessageId("a\uD800b")).contains("unpaired surrogate at position 1");
+        assertThat(invalidMessageId(id)).isNull();
+        assertThat(invalidMessageId("")).contains("1-255");
+        assertThat(invalidMessageId(null)).contains("null");
+        assertThat(invalidMessageId("a\nb")).contains("control character at position 1");
+        assertThat(invalidMessageId("a\uD800b")).contains("unpaired surrogate at position 1");
     }
 
     @Test
     @DisplayName("the quarantine keeps byte[], ByteBuffer and String values as they are, other values by toString()")
     void quarantinePayload() {
-        assertThat(IdempotentKafkaConsumer.defaultPayload(record("t", new RecordHeaders(), "héllo")))
+        assertThat(KafkaPollLoop.defaultPayload(record("t", new RecordHeaders(), "héllo")))
                 .isEqualTo("héllo".getBytes(StandardCharsets.UTF_8));
-        assertThat(IdempotentKafkaConsumer.defaultPayload(record("t", new RecordHeaders(), new byte[] {1, 2}))).containsExactly(1, 2);
-        assertThat(IdempotentKafkaConsumer.defaultPayload(record("t", new RecordHeaders(), ByteBuffer.wrap(new byte[] {3})))).containsExactly(3);
-        assertThat(IdempotentKafkaConsumer.defaultPayload(record("t", new RecordHeaders(), 42L))).isEqualTo("42".getBytes(StandardCharsets.UTF_8));
-        assertThat(IdempotentKafkaConsumer.defaultPayload(record("t", new RecordHeaders(), null))).isEmpty();
+        assertThat(KafkaPollLoop.defaultPayload(record("t", new RecordHeaders(), new byte[] {1, 2}))).containsExactly(1, 2);
+        assertThat(KafkaPollLoop.defaultPayload(record("t", new RecordHeaders(), ByteBuffer.wrap(new byte[] {3})))).containsExactly(3);
+        assertThat(KafkaPollLoop.defaultPayload(record("t", new RecordHeaders(), 42L))).isEqualTo("42".getBytes(StandardCharsets.UTF_8));
+        assertThat(KafkaPollLoop.defaultPayload(record("t", new RecordHeaders(), null))).isEmpty();
     }
 
     @Test
@@ -180,5 +181,15 @@ class KafkaSettingsTest {
 
     private static <V> ConsumerRecord<String, V> record(String topic, RecordHeaders headers, V value) {
         return new ConsumerRecord<>(topic, 3, 42L, 0L, TimestampType.CREATE_TIME, -1, -1, "k", value, headers, Optional.empty());
+    }
+
+    /** Null if the inbox accepts {@code id} as a message id, else its reason. */
+    private static String invalidMessageId(String id) {
+        try {
+            InboxMessage.checkId(id);
+            return null;
+        } catch (IllegalArgumentException invalid) {
+            return invalid.getMessage();
+        }
     }
 }

@@ -1,32 +1,17 @@
 package dev.idem.nats;
 
-import dev.idem.inbox.consumer.BrokerAdapter;
 import dev.idem.inbox.consumer.ConsumerBuilder;
 import dev.idem.inbox.consumer.ConsumerListener;
 import dev.idem.inbox.consumer.ConsumerLoop;
 import dev.idem.inbox.consumer.InboxConsumer;
 import dev.idem.inbox.Inbox;
-import dev.idem.inbox.InboxMessage;
 import dev.idem.spi.Arguments;
 import io.nats.client.Connection;
-import io.nats.client.JetStreamApiException;
-import io.nats.client.JetStreamManagement;
-import io.nats.client.JetStreamSubscription;
 import io.nats.client.Message;
-import io.nats.client.PullSubscribeOptions;
-import io.nats.client.api.AckPolicy;
-import io.nats.client.api.ConsumerConfiguration;
-import io.nats.client.impl.Headers;
-import io.nats.client.impl.NatsMessage;
-import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * An idempotent NATS JetStream consumer: a <b>durable pull consumer</b> with explicit acks whose
@@ -65,93 +50,40 @@ import java.util.concurrent.atomic.AtomicLong;
  * above {@code maxAttempts}. The message id is the {@code Nats-Msg-Id} header (the same
  * header the stream deduplicates publishes on), else {@code <stream>:<sequence>}.
  *
- * <p>{@link #start()} creates the durable consumer or updates its settings, binds a pull subscription
+ * <p>{@link #start()} creates the durable consumer or updates its settings (an {@link java.io.IOException} if
+ * JetStream refuses: no such stream, settings it will not change, no JetStream), binds a pull subscription
  * and starts a worker thread that fetches up to {@code batchSize} messages, waiting up to
  * {@code fetchWait} for them. The connection stays the application's. If it closes, the consumer
  * stops; its unacknowledged messages are redelivered after {@code AckWait} to whoever pulls from the
  * durable next.
  */
 public final class NatsInboxConsumer extends InboxConsumer<Message, NatsInboxConsumer> {
-    private static final System.Logger LOG = System.getLogger("dev.idem.nats");
     /** Header names under which a quarantined message's subject and origin are kept, for replay. */
     static final String SUBJECT = "nats.subject";
     static final String STREAM = "nats.stream";
     static final String STREAM_SEQUENCE = "nats.stream-sequence";
+    private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(30);
 
-    private final Connection connection;
     private final String stream;
     private final String durable;
-    private final String filterSubject;
     private final int batchSize;
-    private final Duration fetchWait;
-    private final Duration ackWait;
-    private final long maxDeliver;
-    private final long maxAckPending;
-    private final Duration nakDelay;
-    private final Duration ackTimeout;
-    private final AckHook beforeAck;
+    private final JetStreamPullLoop pull;
 
-    private final AtomicLong naks = new AtomicLong();
-    private final AtomicLong terminated = new AtomicLong();
-    private JetStreamSubscription subscription;
-
-    private NatsInboxConsumer(Builder b) {
-        super(b, "stream '" + b.stream + "'");
-        this.connection = b.connection;
+    private NatsInboxConsumer(Builder b, JetStreamPullLoop pull) {
+        super(pull, CLOSE_TIMEOUT);
         this.stream = b.stream;
         this.durable = b.durable;
-        this.filterSubject = b.filterSubject;
         this.batchSize = b.batchSize;
-        this.fetchWait = b.fetchWait;
-        this.ackWait = b.ackWait;
-        this.maxDeliver = b.maxDeliver;
-        this.maxAckPending = b.maxAckPending;
-        this.nakDelay = b.nakDelay;
-        this.ackTimeout = b.ackTimeout;
-        this.beforeAck = b.beforeAck;
+        this.pull = pull;
     }
 
     public static Builder builder(Inbox inbox) {
         return new Builder(inbox);
     }
 
-    /**
-     * Creates (or updates) the durable pull consumer with explicit acks, {@code AckWait},
-     * {@code MaxDeliver} and {@code MaxAckPending}, and binds to it. On {@link #close()} the durable
-     * consumer stays on the server (delete it with {@code JetStreamManagement} if it is no longer
-     * wanted); the connection stays open.
-     *
-     * @throws IOException if JetStream refused (no such stream, settings it will not change, no JetStream)
-     */
-    @Override
-    protected void subscribe() throws IOException {
-        try {
-            JetStreamManagement jsm = connection.jetStreamManagement();
-            ConsumerConfiguration.Builder config = ConsumerConfiguration.builder()
-                    .durable(durable)
-                    .ackPolicy(AckPolicy.Explicit)
-                    .ackWait(ackWait)
-                    .maxDeliver(maxDeliver)
-                    .maxAckPending(maxAckPending);
-            if (filterSubject != null) {
-                config.filterSubject(filterSubject);
-            }
-            jsm.addOrUpdateConsumer(stream, config.build());
-            subscription = connection.jetStream().subscribe(filterSubject, PullSubscribeOptions.bind(stream, durable));
-        } catch (IOException | JetStreamApiException | RuntimeException e) {
-            throw new IOException("consumer " + consumerName() + " could not bind durable '" + durable + "' on stream '" + stream + "': "
-                    + e.getMessage(), e);
-        }
-    }
-
     @Override
     protected String threadName() {
         return "idem-nats-" + consumerName() + "-" + stream;
-    }
-
-    @Override
-    protected BrokerAdapter<Message> adapter() {
-        return new JetStreamAdapter();
     }
 
     public String stream() {
@@ -164,154 +96,18 @@ public final class NatsInboxConsumer extends InboxConsumer<Message, NatsInboxCon
 
     /** Messages nak'ed (for redelivery) so far. */
     public long naks() {
-        return naks.get();
+        return pull.naks.get();
     }
 
     /** Messages terminated (quarantined or refused) so far. */
     public long terminated() {
-        return terminated.get();
+        return pull.terminated.get();
     }
 
     @Override
     public String toString() {
         return "NatsInboxConsumer[stream=" + stream + ", durable=" + durable + ", consumer=" + consumerName() + ", batchSize=" + batchSize
                 + ", running=" + isRunning() + "]";
-    }
-
-    /** The durable pull subscription as the loop's broker; one call per message, no state between fetches. */
-    private final class JetStreamAdapter implements BrokerAdapter<Message> {
-
-        @Override
-        public List<Message> fetch() {
-            if (connection.getStatus() == Connection.Status.CLOSED) {
-                throw new IllegalStateException("the NATS connection is closed");
-            }
-            // Only JetStream messages can be acknowledged; anything else a fetch returns is passed over.
-            return subscription.fetch(batchSize, fetchWait).stream().filter(Message::isJetStream).toList();
-        }
-
-        @Override
-        public byte[] body(Message m) {
-            return m.getData();
-        }
-
-        @Override
-        public Map<String, String> headers(Message m) {
-            return headersOf(m);
-        }
-
-        /** JetStream's NumDelivered: it counts also the deliveries whose consumer died before the inbox counted them. */
-        @Override
-        public long deliveries(Message m) {
-            return m.metaData().deliveredCount();
-        }
-
-        @Override
-        public String missingIdHint() {
-            return "no Nats-Msg-Id header and nothing the consumer's MessageIdExtractor accepts";
-        }
-
-        @Override
-        public String describe(Message m) {
-            return "a message on stream '" + stream + "' (stream sequence " + m.metaData().streamSequence() + ")";
-        }
-
-        @Override
-        public String refusal() {
-            return "It was terminated (term): JetStream will not redeliver it.";
-        }
-
-        @Override
-        public void refuse(Message m, String reason) {
-            quarantined(m);
-        }
-
-        @Override
-        public void committed(List<Message> claimed) throws Exception {
-            beforeAck.beforeAck(connection, claimed);
-        }
-
-        @Override
-        public void ack(Message m) throws InterruptedException {
-            try {
-                m.ackSync(ackTimeout);
-                countAcknowledged(1);
-            } catch (TimeoutException e) {
-                // JetStream redelivers it after AckWait; the inbox will answer DUPLICATE.
-                loop().ackFailed(m, e);
-            }
-        }
-
-        @Override
-        public void quarantined(Message m) {
-            m.term();
-            terminated.incrementAndGet();
-        }
-
-        @Override
-        public void redeliver(Message m) {
-            if (nakDelay.isZero()) {
-                m.nak();
-            } else {
-                m.nakWithDelay(nakDelay);
-            }
-            naks.incrementAndGet();
-        }
-
-        @Override
-        public synchronized void release(Throwable failure) {
-            JetStreamSubscription sub = subscription;
-            subscription = null;
-            if (sub != null && connection.getStatus() != Connection.Status.CLOSED) {
-                try {
-                    sub.unsubscribe();
-                } catch (RuntimeException e) {
-                    LOG.log(System.Logger.Level.DEBUG, "unsubscribing consumer " + consumerName() + " failed", e);
-                }
-            }
-        }
-    }
-
-    // ---- headers -------------------------------------------------------------------------------------------
-
-    /** The message's headers (multiple values joined by commas), subject and origin, kept with the message if it is quarantined. */
-    static Map<String, String> headersOf(Message m) {
-        Map<String, String> out = new LinkedHashMap<>();
-        if (m.getSubject() != null) {
-            out.put(SUBJECT, m.getSubject());
-        }
-        if (m.isJetStream()) {
-            out.put(STREAM, m.metaData().getStream());
-            out.put(STREAM_SEQUENCE, Long.toString(m.metaData().streamSequence()));
-        }
-        if (m.hasHeaders()) {
-            for (Map.Entry<String, List<String>> e : m.getHeaders().entrySet()) {
-                if (e.getKey() != null && !e.getKey().isEmpty() && e.getValue() != null) {
-                    out.put(e.getKey(), String.join(",", e.getValue()));
-                }
-            }
-        }
-        return out;
-    }
-
-    /**
-     * A plain (not JetStream) message rebuilt from the quarantined subject, headers and data; acking it
-     * is neither needed nor possible, as the original was terminated when it was quarantined.
-     */
-    @Override
-    protected Message rebuild(InboxMessage m) {
-        Headers headers = new Headers();
-        m.headers().forEach((name, value) -> {
-            if (!name.startsWith("nats.")) {
-                headers.put(name, value);
-            }
-        });
-        if (!headers.containsKey(NatsMessageIds.NATS_MSG_ID)) {
-            headers.put(NatsMessageIds.NATS_MSG_ID, m.id());
-        }
-        String subject = m.headers().getOrDefault(SUBJECT, filterSubject != null && !filterSubject.contains("*") && !filterSubject.contains(">")
-                ? filterSubject : stream);
-        return NatsMessage.builder().subject(subject).headers(headers).data(m.payload()).build();
     }
 
     // ---- settings ----------------------------------------------------------------------------------------
@@ -329,18 +125,18 @@ public final class NatsInboxConsumer extends InboxConsumer<Message, NatsInboxCon
      * {@link ConsumerBuilder}. Each setter validates its value.
      */
     public static final class Builder extends ConsumerBuilder<Message, Builder> {
-        private Connection connection;
-        private String stream;
-        private String durable;
-        private String filterSubject;
-        private int batchSize = 256;
-        private Duration fetchWait = Duration.ofMillis(500);
-        private Duration ackWait = Duration.ofSeconds(30);
-        private long maxDeliver = -1;
-        private long maxAckPending = 1000;
-        private Duration nakDelay = Duration.ZERO;
-        private Duration ackTimeout = Duration.ofSeconds(5);
-        private AckHook beforeAck = AckHook.NONE;
+        Connection connection;
+        String stream;
+        String durable;
+        String filterSubject;
+        int batchSize = 256;
+        Duration fetchWait = Duration.ofMillis(500);
+        Duration ackWait = Duration.ofSeconds(30);
+        long maxDeliver = -1;
+        long maxAckPending = 1000;
+        Duration nakDelay = Duration.ZERO;
+        Duration ackTimeout = Duration.ofSeconds(5);
+        AckHook beforeAck = AckHook.NONE;
 
         private Builder(Inbox inbox) {
             super(inbox, NatsMessageIds.standard());
@@ -474,7 +270,7 @@ public final class NatsInboxConsumer extends InboxConsumer<Message, NatsInboxCon
                 throw new IllegalStateException("maxAckPending " + maxAckPending + " is below batchSize " + batchSize
                         + ": a fetch could never be filled");
             }
-            return new NatsInboxConsumer(this);
+            return new NatsInboxConsumer(this, new JetStreamPullLoop(this));
         }
 
         /** Stream and consumer names: 1–255 characters, none of whitespace, '.', '*', '>', '/', '\'. */

@@ -2,11 +2,13 @@ package dev.idem.docs.samples;
 
 import static dev.idem.docs.samples.Entries.insertEntry;
 
-import dev.idem.inbox.BrokerBatch;
 import dev.idem.jdbc.Dialect;
 import dev.idem.inbox.Inbox;
 import dev.idem.inbox.InboxMessage;
 import dev.idem.inbox.InboxOutcome;
+import dev.idem.inbox.consumer.ConsumerBuilder;
+import dev.idem.inbox.consumer.ConsumerLoop;
+import dev.idem.inbox.consumer.InboxConsumer;
 import dev.idem.outbox.Outbox;
 import dev.idem.outbox.OutboxMessage;
 import dev.idem.outbox.OutboxRelay;
@@ -49,12 +51,68 @@ public final class MessagingSamples {
         return outcome;
     }
 
-    public static <D> void brokerBatch(Inbox inbox, BrokerBatch.Handler<D> handler, List<D> deliveries, BrokerBatch.Broker<D> broker)
-            throws Exception {
-        // sample: messaging-broker-batch
-        new BrokerBatch<>(inbox, "ledger", handler).process(deliveries, broker);   // broker: your BrokerBatch.Broker<D>
-        // end sample
+    /** A broker client of the application's own, as the broker-adapter sample uses it. */
+    public interface QueueClient {
+        String name();
+
+        List<Delivery> poll() throws Exception;
+
+        void ack(Delivery delivery) throws Exception;
+
+        void requeue(Delivery delivery) throws Exception;
+
+        void reject(Delivery delivery) throws Exception;
+
+        void flushAcks() throws Exception;
+
+        void close();
     }
+
+    /** A delivery of {@link QueueClient}. */
+    public record Delivery(String id, byte[] body, Map<String, String> headers) {
+    }
+
+    // sample: messaging-broker-batch
+    /** Your broker's client as the shared loop's hooks: how it fetches and answers. The loop decides what and when. */
+    public static class QueueLoop extends ConsumerLoop<Delivery> {
+        private final QueueClient client;
+
+        public QueueLoop(QueueConsumer.Builder settings, QueueClient client) {
+            super(settings, "queue " + client.name());
+            this.client = client;
+        }
+
+        @Override protected List<Delivery> fetch() throws Exception { return client.poll(); }
+        @Override protected byte[] body(Delivery d) { return d.body(); }
+        @Override protected Map<String, String> headers(Delivery d) { return d.headers(); }
+        @Override protected String describe(Delivery d) { return "a delivery on queue " + client.name(); }
+        @Override protected String missingIdHint() { return "publish it with a message-id header"; }
+        @Override protected String refusal() { return "It was rejected (dead-lettered)."; }
+        @Override protected void refuse(Delivery d, String reason) throws Exception { client.reject(d); }
+        @Override protected void ack(Delivery d) throws Exception { client.ack(d); }
+        @Override protected void quarantined(Delivery d) throws Exception { client.ack(d); }   // the inbox keeps it
+        @Override protected void redeliver(Delivery d) throws Exception { client.requeue(d); }
+        @Override protected void afterFetch() throws Exception { client.flushAcks(); }
+        @Override protected void release(Throwable failure) { client.close(); }
+        @Override protected Delivery rebuild(InboxMessage m) { return new Delivery(m.id(), m.payload(), m.headers()); }
+    }
+
+    /** start(), run(), close(), isRunning(), replay(...), acknowledged(), refused(): the same for every broker. */
+    public static final class QueueConsumer extends InboxConsumer<Delivery, QueueConsumer> {
+        QueueConsumer(QueueLoop loop) {
+            super(loop, Duration.ofSeconds(30));
+        }
+
+        @Override protected String threadName() { return "queue-consumer"; }
+
+        /** consumerName, messageIdExtractor, handler, listener, tracing, storeFailureBackoff: every consumer's settings. */
+        public static final class Builder extends ConsumerBuilder<Delivery, Builder> {
+            public Builder(Inbox inbox) {
+                super(inbox, Delivery::id);
+            }
+        }
+    }
+    // end sample
 
     /** What the upserts sample answered. */
     public record Upserted(boolean inserted, UpsertOutcome balance) {

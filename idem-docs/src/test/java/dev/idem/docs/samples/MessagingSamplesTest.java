@@ -10,7 +10,6 @@ import dev.idem.inbox.Inbox;
 import dev.idem.inbox.InboxOutcome;
 import dev.idem.outbox.OutboxRelay;
 import dev.idem.upserts.UpsertOutcome;
-import dev.idem.inbox.BrokerBatch;
 import dev.idem.upserts.WindowedTotals.WindowTotal;
 import dev.idem.testing.RealServices;
 import dev.idem.testing.TestDatabase;
@@ -50,9 +49,6 @@ class MessagingSamplesTest {
         }
     }
 
-    record Delivery(String id, String body) {
-    }
-
     @Test
     @DisplayName("messaging-broker-batch: a batch with a repeated id runs the handler once per id and acknowledges every delivery after the commit")
     void brokerBatch() throws Exception {
@@ -61,72 +57,87 @@ class MessagingSamplesTest {
             Inbox inbox = Inbox.builder(db.dataSource()).build();
             inbox.migrate();
             List<String> calls = new ArrayList<>();
-            BrokerBatch.Handler<Delivery> handler = (connection, delivery) -> Entries.insertLedgerEntry(connection, delivery.id());
-            Delivery a = new Delivery("a", "first");
-            Delivery b = new Delivery("b", "second");
+            MessagingSamples.Delivery a = delivery("a", "first");
+            MessagingSamples.Delivery b = delivery("b", "second");
+            RecordingClient client = new RecordingClient(calls, List.of(a, a, b));
+            MessagingSamples.QueueConsumer.Builder settings = new MessagingSamples.QueueConsumer.Builder(inbox)
+                    .consumerName("ledger").handler((connection, delivery) -> Entries.insertLedgerEntry(connection, delivery.id()));
+            MessagingSamples.QueueLoop loop = new MessagingSamples.QueueLoop(settings, client) {
+                @Override
+                protected void committed(List<MessagingSamples.Delivery> deliveries) {
+                    calls.add("committed");
+                }
+            };
+            MessagingSamples.QueueConsumer consumer = new MessagingSamples.QueueConsumer(loop);
+            client.whenDrained = consumer::close;
 
-            MessagingSamples.brokerBatch(inbox, handler, List.of(a, a, b), new RecordingBroker(calls));
+            consumer.run();
 
             assertThat(calls).containsExactly("committed", "ack a", "ack a", "ack b", "settled");
             assertThat(Entries.count(db.dataSource())).isEqualTo(2);
         }
     }
 
-    /** The adapter side a broker client would write: it records what BrokerBatch tells it. */
-    private record RecordingBroker(List<String> calls) implements BrokerBatch.Broker<Delivery> {
-        @Override
-        public String messageId(Delivery d) {
-            return d.id();
+    private static MessagingSamples.Delivery delivery(String id, String body) {
+        return new MessagingSamples.Delivery(id, body.getBytes(StandardCharsets.UTF_8), Map.of());
+    }
+
+    /**
+     * The broker client side of the adapter sample: it hands out one batch, then closes the consumer, and
+     * records what the loop tells it; "settled" is a flush that sends acknowledgements.
+     */
+    private static final class RecordingClient implements MessagingSamples.QueueClient {
+        private final List<String> calls;
+        private List<MessagingSamples.Delivery> batch;
+        private boolean acked;
+        Runnable whenDrained;
+
+        RecordingClient(List<String> calls, List<MessagingSamples.Delivery> batch) {
+            this.calls = calls;
+            this.batch = batch;
         }
 
         @Override
-        public byte[] body(Delivery d) {
-            return d.body().getBytes(StandardCharsets.UTF_8);
+        public String name() {
+            return "payments";
         }
 
         @Override
-        public Map<String, String> headers(Delivery d) {
-            return Map.of();
+        public List<MessagingSamples.Delivery> poll() {
+            List<MessagingSamples.Delivery> next = batch;
+            batch = List.of();
+            if (next.isEmpty()) {
+                whenDrained.run();
+            }
+            return next;
         }
 
         @Override
-        public String missingIdHint() {
-            return "every delivery here has an id";
-        }
-
-        @Override
-        public void refuse(Delivery d, String reason) {
-            calls.add("refuse " + d.id());
-        }
-
-        @Override
-        public void storeFailed(List<Delivery> deliveries, RuntimeException failure) {
-            calls.add("storeFailed");
-        }
-
-        @Override
-        public void committed(List<Delivery> deliveries) {
-            calls.add("committed");
-        }
-
-        @Override
-        public void ack(Delivery d) {
+        public void ack(MessagingSamples.Delivery d) {
             calls.add("ack " + d.id());
+            acked = true;
         }
 
         @Override
-        public void quarantined(Delivery d) {
-            calls.add("quarantined " + d.id());
-        }
-
-        @Override
-        public void redeliver(Delivery d) {
+        public void requeue(MessagingSamples.Delivery d) {
             calls.add("redeliver " + d.id());
         }
 
         @Override
-        public void settled() {
-            calls.add("settled");
+        public void reject(MessagingSamples.Delivery d) {
+            calls.add("refuse " + d.id());
+        }
+
+        @Override
+        public void flushAcks() {
+            if (acked) {
+                calls.add("settled");
+            }
+            acked = false;
+        }
+
+        @Override
+        public void close() {
         }
     }
 

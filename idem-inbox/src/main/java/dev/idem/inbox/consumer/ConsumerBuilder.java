@@ -102,19 +102,19 @@ public abstract class ConsumerBuilder<M, B extends ConsumerBuilder<M, B>> {
         return handler;
     }
 
-    /** A loop over {@code adapter} with these settings. */
-    public ConsumerLoop<M> loop(BrokerAdapter<M> adapter, String source) {
-        return new ConsumerLoop<>(inbox, consumerName, messageIds, traced(handler, adapter, source), listener, storeFailureBackoff,
-                adapter, source);
+    MessageIdExtractor<? super M> messageIds() {
+        return messageIds;
     }
 
-    /** The handler inside {@link #tracing}, which sees each delivery's headers; the handler itself without tracing. */
-    private MessageHandler<M> traced(MessageHandler<M> handler, BrokerAdapter<M> adapter, String source) {
-        if (tracing == ConsumerTracing.NONE || handler == null) {
-            return handler;
-        }
-        ConsumerTracing around = tracing;
-        return (connection, message) -> around.around(consumerName, source, adapter.headers(message),
-                () -> handler.handle(connection, message));
+    ConsumerListener<? super M> listener() {
+        return listener;
+    }
+
+    Duration storeFailureBackoff() {
+        return storeFailureBackoff;
+    }
+
+    ConsumerTracing tracing() {
+        return tracing;
     }
 }

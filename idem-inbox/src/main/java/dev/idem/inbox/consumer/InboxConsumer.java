@@ -1,66 +1,81 @@
 package dev.idem.inbox.consumer;
 
 import dev.idem.inbox.Inbox;
-import dev.idem.inbox.InboxMessage;
 import dev.idem.inbox.InboxOutcome;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.Optional;
 
 /**
- * What every push or pull broker's inbox consumer offers around its {@link ConsumerLoop}, written once:
- * start once (subscribe, then the loop on a thread of its own), close, the running state, the replay of
- * a quarantined message through a message the broker adapter rebuilds, and the counters the loop and the
- * adapter keep. A broker's consumer adds its subscription, its adapter and its own settings.
+ * The public face of a broker's {@link ConsumerLoop}, the same for every broker: start once (on a thread
+ * of its own, or {@link #run} on the caller's), close, the running state, what ended it, the replay of
+ * a quarantined message, and the counters. A broker's consumer adds its builder, its loop and its own
+ * settings and counters. See {@code docs/messaging.md}.
  *
  * @param <M> the broker's message type
  * @param <C> the broker's consumer type, which {@link #start()} returns
  */
-public abstract class InboxConsumer<M, C extends InboxConsumer<M, C>> implements AutoCloseable {
-    private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(30);
-
-    private final Inbox inbox;
-    private final String consumerName;
-    private final String source;
+public abstract class InboxConsumer<M, C extends InboxConsumer<M, C>> implements Runnable, AutoCloseable {
     private final ConsumerLoop<M> loop;
-    private final AtomicLong acknowledged = new AtomicLong();
+    private final Duration closeTimeout;
     private boolean started;
 
     /**
-     * @param settings the consumer's settings, whose loop drives the broker's {@link #adapter()}
-     * @param source   what the consumer reads, as messages name it, e.g. {@code queue 'payments'}
+     * @param loop         the broker's loop, made from the consumer's settings
+     * @param closeTimeout how long {@link #close()} waits for the loop to finish its batch and release the broker
      */
-    protected InboxConsumer(ConsumerBuilder<M, ?> settings, String source) {
-        this.inbox = settings.inbox();
-        this.consumerName = settings.consumerName();
-        this.source = source;
-        this.loop = settings.loop(adapter(), source);
+    protected InboxConsumer(ConsumerLoop<M> loop, Duration closeTimeout) {
+        this.loop = Objects.requireNonNull(loop, "loop is null");
+        this.closeTimeout = Objects.requireNonNull(closeTimeout, "closeTimeout is null");
     }
 
     /**
-     * Subscribes to the broker ({@link #subscribe()}) and starts the consumer's loop on a thread of its own.
+     * Subscribes to the broker (where the broker binds on the caller's thread) and starts the loop on a
+     * daemon thread of its own.
      *
      * @throws IOException           if the broker refused; nothing is left open
-     * @throws IllegalStateException if already started
+     * @throws IllegalStateException if already started or run
      */
-    public final synchronized C start() throws IOException {
-        if (started) {
-            throw new IllegalStateException("consumer " + consumerName + " on " + source + " was already started");
-        }
-        started = true;
-        subscribe();
+    public C start() throws IOException {
+        begin();
         loop.start(threadName());
         return self();
     }
 
     /**
+     * Subscribes and runs the loop on the caller's thread until {@link #close()}; then releases the
+     * broker. Throws what ended the loop otherwise (the broker is released then too).
+     *
+     * @throws IllegalStateException if already started or run, or if the broker refused the subscription
+     */
+    @Override
+    public final void run() {
+        try {
+            begin();
+        } catch (IOException e) {
+            throw new IllegalStateException("consumer " + consumerName() + " could not subscribe to " + loop.source(), e);
+        }
+        loop.run();
+    }
+
+    private synchronized void begin() throws IOException {
+        if (started) {
+            throw new IllegalStateException("consumer " + consumerName() + " on " + loop.source() + " was already started; it runs once (it ran already): build a new one");
+        }
+        started = true;
+        if (!loop.closed()) {
+            loop.subscribe();
+        }
+    }
+
+    /**
      * Stops fetching, lets the batch in progress finish (and be acknowledged), then releases the
-     * subscription: what was not processed goes back to the broker.
+     * subscription: what was not processed goes back to the broker. Waits up to the close timeout.
      */
     @Override
     public final void close() {
-        loop.close(CLOSE_TIMEOUT);
+        loop.close(closeTimeout);
     }
 
     /** Whether the consumer is subscribed and its loop runs. */
@@ -68,26 +83,34 @@ public abstract class InboxConsumer<M, C extends InboxConsumer<M, C>> implements
         return loop.isRunning();
     }
 
-    /**
-     * Replays a quarantined message after a fix ({@link Inbox#replay}): the handler gets the broker's
-     * message rebuilt from the quarantined body and headers ({@link #rebuild}). The broker is not
-     * involved: it was told to forget the message when it was quarantined.
-     *
-     * @return {@code PROCESSED}, {@code QUARANTINED} (the handler threw again) or {@code DUPLICATE} (not in the quarantine)
-     */
-    public final InboxOutcome replay(String messageId, MessageHandler<M> fixedHandler) {
-        Objects.requireNonNull(fixedHandler, "handler is null");
-        return inbox.replay(consumerName, messageId, (c, m) -> fixedHandler.handle(c, rebuild(m)));
+    /** What ended the loop, if it ended with an exception. */
+    public final Optional<Throwable> failure() {
+        return loop.failure();
     }
 
-    /** The inbox consumer name that scopes this consumer's message ids. */
+    /**
+     * Replays a quarantined message after a fix ({@link Inbox#replay}): the handler gets the broker's
+     * message rebuilt from the quarantined body and headers. The broker is not involved: it was told to
+     * forget the message when it was quarantined.
+     *
+     * @return {@code PROCESSED}, {@code QUARANTINED} (the handler threw again) or {@code DUPLICATE} (not in the quarantine)
+     * @throws IllegalStateException if the consumer name is not known yet (a broker that supplies it, before it ran)
+     */
+    public final InboxOutcome replay(String messageId, MessageHandler<M> fixedHandler) {
+        if (consumerName() == null) {
+            throw new IllegalStateException("the consumer name is known once the consumer runs; set consumerName to replay before");
+        }
+        return loop.replay(messageId, fixedHandler);
+    }
+
+    /** The inbox consumer name that scopes this consumer's message ids: the configured one, else the broker's once running. */
     public final String consumerName() {
-        return consumerName;
+        return loop.consumerName();
     }
 
     /** Messages acknowledged to the broker so far. */
     public final long acknowledged() {
-        return acknowledged.get();
+        return loop.acknowledgedCount();
     }
 
     /** Messages refused for want of a usable message id so far. */
@@ -95,30 +118,8 @@ public abstract class InboxConsumer<M, C extends InboxConsumer<M, C>> implements
         return loop.refused();
     }
 
-    /** The loop, for an adapter's report of an acknowledgement that failed. */
-    protected final ConsumerLoop<M> loop() {
-        return loop;
-    }
-
-    /** Counts {@code count} messages the broker confirmed as acknowledged. */
-    protected final void countAcknowledged(long count) {
-        acknowledged.addAndGet(count);
-    }
-
-    /**
-     * The broker's side of the loop. Called once, from this class's constructor: the adapter may read
-     * the consumer's fields when the loop calls it, not when it is made.
-     */
-    protected abstract BrokerAdapter<M> adapter();
-
-    /** Binds to the broker, leaving nothing open if it refuses. */
-    protected abstract void subscribe() throws IOException;
-
     /** The name of the loop's thread. */
     protected abstract String threadName();
-
-    /** The broker's message as the fixed handler of {@link #replay} gets it. */
-    protected abstract M rebuild(InboxMessage quarantined);
 
     @SuppressWarnings("unchecked")
     private C self() {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idem.inbox.Inbox;
+import dev.idem.inbox.InboxMessage;
 import dev.idem.testing.RealServices;
 import dev.idem.testing.TestDatabase;
 import java.nio.charset.StandardCharsets;
@@ -61,7 +62,7 @@ class ConsumerLoopTest {
     @Test
     @DisplayName("a batch commits before any answer; a repeated id is acknowledged without running the handler again")
     void duplicatesAreAcknowledgedWithoutTheHandler() {
-        Script broker = new Script(false, batch("a", "b", "a"), batch("b"));
+        Script broker = script(false, batch("a", "b", "a"), batch("b"));
         run(broker);
 
         assertThat(handled).containsExactly("a", "b");
@@ -73,7 +74,7 @@ class ConsumerLoopTest {
     @Test
     @DisplayName("a message whose handler throws is redelivered with its attempt counted, and quarantined at the inbox's maximum")
     void poisonIsQuarantinedAfterMaxAttempts() {
-        Script broker = new Script(false, batch("poison-1", "a"), batch("poison-1"), batch("poison-1"));
+        Script broker = script(false, batch("poison-1", "a"), batch("poison-1"), batch("poison-1"));
         run(broker);
 
         assertThat(handled).containsExactly("a");
@@ -90,8 +91,8 @@ class ConsumerLoopTest {
     @DisplayName("a database failure: nothing is acknowledged or counted, the listener hears of it, the batch goes back after the backoff")
     void storeFailureRedeliversTheBatch() {
         Inbox away = Inbox.builder(db.dataSource()).tableName("not_migrated").build();
-        Script broker = new Script(false, batch("a", "b"));
-        run(broker, away);
+        Script broker = script(away, false, batch("a", "b"));
+        run(broker);
 
         assertThat(handled).isEmpty();
         assertThat(broker.calls).containsExactly("redeliver a", "redeliver b", "release null");
@@ -101,7 +102,7 @@ class ConsumerLoopTest {
     @Test
     @DisplayName("messages without a usable id are refused with a reason that names the broker's hint and never quotes the id")
     void unusableIdsAreRefused() {
-        Script broker = new Script(false, List.of(Msg.of(null), Msg.of("bad\u0001id"), Msg.of("a")));
+        Script broker = script(false, List.of(Msg.of(null), Msg.of("bad\u0001id"), Msg.of("a")));
         ConsumerLoop<Msg> loop = run(broker);
 
         assertThat(handled).containsExactly("a");
@@ -116,7 +117,7 @@ class ConsumerLoopTest {
     @DisplayName("an ordered batch stops at a failure: what was before it commits with its positions, what is behind it comes again uncounted")
     void orderedBatchStopsAtTheFirstFailure() throws SQLException {
         List<Msg> first = List.of(new Msg("a", "p0", 1), new Msg("poison-1", "p0", 2), new Msg("c", "p0", 3), new Msg("d", "p1", 1));
-        Script broker = new Script(true, first, List.of(new Msg("e", "p1", 2)));
+        Script broker = script(true, first, List.of(new Msg("e", "p1", 2)));
         run(broker);
 
         assertThat(handled).as("handler runs: a's first, in the batch, was rolled back with it").containsExactly("a", "a", "e");
@@ -128,7 +129,7 @@ class ConsumerLoopTest {
     @Test
     @DisplayName("an ordered batch stops at a message without a usable id: the ones behind it are not processed")
     void orderedBatchStopsAtARefusal() {
-        Script broker = new Script(true, List.of(new Msg("a", "p0", 1), new Msg(null, "p0", 2), new Msg("c", "p0", 3)));
+        Script broker = script(true, List.of(new Msg("a", "p0", 1), new Msg(null, "p0", 2), new Msg("c", "p0", 3)));
         run(broker);
 
         assertThat(handled).containsExactly("a");
@@ -138,9 +139,9 @@ class ConsumerLoopTest {
     @Test
     @DisplayName("a fetch that throws ends the loop: the adapter is released with the failure, the listener hears it, run() rethrows it")
     void failingFetchEndsTheLoop() {
-        Script broker = new Script(false, batch("a"));
+        Script broker = script(false, batch("a"));
         broker.failAtEnd = new IllegalStateException("the channel closed");
-        ConsumerLoop<Msg> loop = loop(broker, inbox);
+        ConsumerLoop<Msg> loop = broker;
         assertThatThrownBy(loop::run).isSameAs(broker.failAtEnd);
 
         assertThat(broker.calls).containsExactly("positions a", "committed a", "ack a", "release java.lang.IllegalStateException: the channel closed");
@@ -152,9 +153,9 @@ class ConsumerLoopTest {
     @Test
     @DisplayName("close() on a started loop waits for it to finish and release; a loop closed before it ran does nothing")
     void closeStopsTheLoop() throws Exception {
-        Script idle = new Script(false);
+        Script idle = script(false);
         idle.idle = true;
-        ConsumerLoop<Msg> loop = loop(idle, inbox);
+        ConsumerLoop<Msg> loop = idle;
         loop.start("test-loop");
         assertThat(loop.isRunning()).isTrue();
         loop.close(Duration.ofSeconds(30));
@@ -162,8 +163,8 @@ class ConsumerLoopTest {
         assertThat(idle.calls).containsExactly("wakeup", "release null");
         assertThat(events).containsExactly("stopped null");
 
-        Script never = new Script(false, batch("a"));
-        ConsumerLoop<Msg> closed = loop(never, inbox);
+        Script never = script(false, batch("a"));
+        ConsumerLoop<Msg> closed = never;
         closed.close(Duration.ofSeconds(1));
         closed.run();
         assertThat(never.calls).containsExactly("wakeup", "release null");
@@ -177,16 +178,17 @@ class ConsumerLoopTest {
     }
 
     private ConsumerLoop<Msg> run(Script broker) {
-        return run(broker, inbox);
+        broker.run();
+        return broker;
     }
 
-    private ConsumerLoop<Msg> run(Script broker, Inbox on) {
-        ConsumerLoop<Msg> loop = loop(broker, on);
-        loop.run();
-        return loop;
+    @SafeVarargs
+    private Script script(boolean ordered, List<Msg>... batches) {
+        return script(inbox, ordered, batches);
     }
 
-    private ConsumerLoop<Msg> loop(Script broker, Inbox on) {
+    @SafeVarargs
+    private Script script(Inbox on, boolean ordered, List<Msg>... batches) {
         MessageHandler<Msg> handler = (c, m) -> {
             if (m.id().startsWith("poison")) {
                 throw new IllegalStateException("cannot handle it");
@@ -224,9 +226,7 @@ class ConsumerLoopTest {
                 events.add("stopped " + cause);
             }
         };
-        ConsumerLoop<Msg> loop = new ConsumerLoop<>(on, "ledger", Msg::id, handler, listener, Duration.ofMillis(1), broker, "the test queue");
-        broker.loop = loop;
-        return loop;
+        return new Script(on, handler, listener, ordered, batches);
     }
 
     private List<String> positions() throws SQLException {
@@ -241,24 +241,23 @@ class ConsumerLoopTest {
     }
 
     /** A broker that hands out the given batches, then closes the loop (or fails), and writes down every call. */
-    private static final class Script implements BrokerAdapter<Msg> {
+    private static final class Script extends ConsumerLoop<Msg> {
         final Deque<List<Msg>> batches;
         final boolean ordered;
         final List<String> calls = new ArrayList<>();
         final List<String> refusals = new ArrayList<>();
-        ConsumerLoop<Msg> loop;
         RuntimeException failAtEnd;
         volatile boolean idle;
         private boolean closingItself;
 
-        @SafeVarargs
-        Script(boolean ordered, List<Msg>... batches) {
+        Script(Inbox inbox, MessageHandler<Msg> handler, ConsumerListener<Msg> listener, boolean ordered, List<Msg>[] batches) {
+            super(inbox, "ledger", Msg::id, handler, listener, Duration.ofMillis(1), "the test queue", ConsumerTracing.NONE);
             this.ordered = ordered;
             this.batches = new ArrayDeque<>(List.of(batches));
         }
 
         @Override
-        public List<Msg> fetch() throws InterruptedException {
+        protected List<Msg> fetch() throws InterruptedException {
             if (!batches.isEmpty()) {
                 return batches.poll();
             }
@@ -270,73 +269,73 @@ class ConsumerLoopTest {
                 throw failAtEnd;
             }
             closingItself = true;
-            loop.close(Duration.ZERO);
+            close(Duration.ZERO);
             return List.of();
         }
 
         @Override
-        public byte[] body(Msg m) {
+        protected byte[] body(Msg m) {
             return String.valueOf(m.position()).getBytes(StandardCharsets.UTF_8);
         }
 
         @Override
-        public Map<String, String> headers(Msg m) {
+        protected Map<String, String> headers(Msg m) {
             return Map.of("group", m.group());
         }
 
         @Override
-        public String missingIdHint() {
+        protected String missingIdHint() {
             return "set one";
         }
 
         @Override
-        public String describe(Msg m) {
+        protected String describe(Msg m) {
             return "a message on the test queue";
         }
 
         @Override
-        public String refusal() {
+        protected String refusal() {
             return "It was dropped.";
         }
 
         @Override
-        public void refuse(Msg m, String reason) {
+        protected void refuse(Msg m, String reason) {
             calls.add("refuse");
             refusals.add(reason);
         }
 
         @Override
-        public void ack(Msg m) {
+        protected void ack(Msg m) {
             calls.add("ack " + m.id());
         }
 
         @Override
-        public void quarantined(Msg m) {
+        protected void quarantined(Msg m) {
             calls.add("quarantined " + m.id());
         }
 
         @Override
-        public void redeliver(Msg m) {
+        protected void redeliver(Msg m) {
             calls.add("redeliver " + m.id());
         }
 
         @Override
-        public void unattempted(Msg m) {
+        protected void unattempted(Msg m) {
             calls.add("unattempted " + m.id());
         }
 
         @Override
-        public void committed(List<Msg> messages) {
+        protected void committed(List<Msg> messages) {
             calls.add("committed " + messages.stream().map(Msg::id).collect(Collectors.joining(",")));
         }
 
         @Override
-        public boolean ordered() {
+        protected boolean ordered() {
             return ordered;
         }
 
         @Override
-        public void positions(Connection c, List<Msg> settled) throws SQLException {
+        protected void positions(Connection c, List<Msg> settled) throws SQLException {
             calls.add("positions " + settled.stream().map(Msg::id).collect(Collectors.joining(",")));
             for (Msg m : settled) {
                 try (PreparedStatement ps = c.prepareStatement(
@@ -349,15 +348,20 @@ class ConsumerLoopTest {
         }
 
         @Override
-        public void wakeup() {
+        protected void wakeup() {
             if (!closingItself && !calls.contains("wakeup")) {
                 calls.add("wakeup");
             }
         }
 
         @Override
-        public void release(Throwable failure) {
+        protected void release(Throwable failure) {
             calls.add("release " + failure);
+        }
+
+        @Override
+        protected Msg rebuild(InboxMessage quarantined) {
+            return new Msg(quarantined.id(), quarantined.headers().get("group"), Long.parseLong(new String(quarantined.payload(), StandardCharsets.UTF_8)));
         }
     }
 }

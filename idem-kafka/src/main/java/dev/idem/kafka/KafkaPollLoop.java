@@ -1,11 +1,10 @@
 package dev.idem.kafka;
 
-import dev.idem.inbox.consumer.BrokerAdapter;
+import dev.idem.inbox.InboxMessage;
+import dev.idem.inbox.InboxOutcome;
 import dev.idem.inbox.consumer.ConsumerBuilder;
 import dev.idem.inbox.consumer.ConsumerLoop;
 import dev.idem.inbox.consumer.MessageIdExtractor;
-import dev.idem.inbox.InboxMessage;
-import dev.idem.inbox.InboxOutcome;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -38,13 +37,17 @@ import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.record.TimestampType;
+import org.apache.kafka.common.serialization.Deserializer;
 
 /**
- * The Kafka consumer as the loop's broker, on the poll thread only. A batch is ordered; what it
- * settles moves its partitions' offsets on, what it leaves (a failure, the records behind it) seeks
- * them back after the batch, and a failed record also pauses its partition for {@code retryBackoff}.
+ * An {@link IdempotentKafkaConsumer}'s {@link ConsumerLoop}: it owns the Kafka client (made, subscribed
+ * and polled on the loop's thread), its rebalance listener, and the positions of its partitions. A batch
+ * is ordered; what it settles moves its partitions' offsets on (committed to Kafka after the database
+ * commit, or stored with the claims), what it leaves (a failure, the records behind it) seeks them back
+ * after the batch, and a failed record also pauses its partition for {@code retryBackoff}.
  */
-final class KafkaPartitions<K, V> implements BrokerAdapter<ConsumerRecord<K, V>> {
+final class KafkaPollLoop<K, V> extends ConsumerLoop<ConsumerRecord<K, V>> {
     private static final System.Logger LOG = System.getLogger("dev.idem.kafka");
     private static final int STORE_READ_TRIES = 3;
 
@@ -57,11 +60,16 @@ final class KafkaPartitions<K, V> implements BrokerAdapter<ConsumerRecord<K, V>>
     private final Duration closeTimeout;
     private final KafkaOffsetStore offsetStore;
     private final Function<? super ConsumerRecord<K, V>, byte[]> quarantinePayload;
-    /** The loop this adapter serves; set once, before it runs. */
-    ConsumerLoop<ConsumerRecord<K, V>> loop;
+    private final Deserializer<K> replayKeys;
+    private final Deserializer<V> replayValues;
 
-
-    KafkaPartitions(IdempotentKafkaConsumer.Builder<K, V> b, Supplier<? extends Consumer<K, V>> consumerFactory) {
+    /**
+     * @param replayKeys   the consumer's key deserializer for {@link #rebuild}; null where it is not known (a consumer factory)
+     * @param replayValues the consumer's value deserializer, likewise
+     */
+    KafkaPollLoop(IdempotentKafkaConsumer.Builder<K, V> b, Supplier<? extends Consumer<K, V>> consumerFactory,
+                  Deserializer<K> replayKeys, Deserializer<V> replayValues) {
+        super(b, "topics " + b.topics);
         this.consumerFactory = consumerFactory;
         this.topics = List.copyOf(b.topics);
         this.messageIds = b.messageIds;
@@ -71,6 +79,8 @@ final class KafkaPartitions<K, V> implements BrokerAdapter<ConsumerRecord<K, V>>
         this.closeTimeout = b.closeTimeout;
         this.offsetStore = b.offsetStore;
         this.quarantinePayload = b.quarantinePayload;
+        this.replayKeys = replayKeys;
+        this.replayValues = replayValues;
     }
 
     private Consumer<K, V> consumer;
@@ -85,9 +95,11 @@ final class KafkaPartitions<K, V> implements BrokerAdapter<ConsumerRecord<K, V>>
     private final Map<TopicPartition, Long> rewinds = new HashMap<>();
     private final Set<TopicPartition> toPause = new HashSet<>();
     private final Map<String, Long> stored = new HashMap<>();
+    /** Records this batch moved past (settled), counted as acknowledged in afterFetch. */
+    private int settled;
 
     @Override
-    public String open(String consumerName) {
+    protected String open(String consumerName) {
         consumer = Objects.requireNonNull(consumerFactory.get(), "the consumer factory returned null");
         group = consumer.groupMetadata().groupId();
         name = consumerName != null ? consumerName
@@ -97,7 +109,7 @@ final class KafkaPartitions<K, V> implements BrokerAdapter<ConsumerRecord<K, V>>
     }
 
     @Override
-    public List<ConsumerRecord<K, V>> fetch() {
+    protected List<ConsumerRecord<K, V>> fetch() {
         resumeDue();
         ConsumerRecords<K, V> records;
         try {
@@ -116,12 +128,12 @@ final class KafkaPartitions<K, V> implements BrokerAdapter<ConsumerRecord<K, V>>
     }
 
     @Override
-    public boolean ordered() {
+    protected boolean ordered() {
         return true;
     }
 
     @Override
-    public byte[] body(ConsumerRecord<K, V> r) {
+    protected byte[] body(ConsumerRecord<K, V> r) {
         try {
             return quarantinePayload.apply(r);
         } catch (RuntimeException e) {
@@ -131,29 +143,29 @@ final class KafkaPartitions<K, V> implements BrokerAdapter<ConsumerRecord<K, V>>
     }
 
     @Override
-    public Map<String, String> headers(ConsumerRecord<K, V> r) {
+    protected Map<String, String> headers(ConsumerRecord<K, V> r) {
         return quarantineHeaders(r);
     }
 
     @Override
-    public String missingIdHint() {
+    protected String missingIdHint() {
         return "the message id extractor found none; give records a message-id header";
     }
 
     @Override
-    public String describe(ConsumerRecord<K, V> r) {
-        return "record " + IdempotentKafkaConsumer.coordinates(r);
+    protected String describe(ConsumerRecord<K, V> r) {
+        return "record " + KafkaMessageIds.fallbackId(r);
     }
 
     @Override
-    public String refusal() {
+    protected String refusal() {
         return "It is counted as a failed attempt under its coordinates and quarantined after the inbox's maxAttempts.";
     }
 
     /** A partition cannot skip a record: one without a usable id counts as failed until it is quarantined. */
     @Override
-    public void refuse(ConsumerRecord<K, V> r, String reason) {
-        InboxOutcome outcome = loop.countFailure(r, InboxMessage.of(IdempotentKafkaConsumer.coordinates(r), orEmpty(body(r)), quarantineHeaders(r)),
+    protected void refuse(ConsumerRecord<K, V> r, String reason) {
+        InboxOutcome outcome = countFailure(r, InboxMessage.of(KafkaMessageIds.fallbackId(r), orEmpty(body(r)), quarantineHeaders(r)),
                 new IllegalArgumentException(reason));
         if (outcome != null && outcome.settled()) {  // quarantined, or processed before (its commit's answer was lost)
             ack(r);
@@ -163,33 +175,34 @@ final class KafkaPartitions<K, V> implements BrokerAdapter<ConsumerRecord<K, V>>
     }
 
     @Override
-    public void ack(ConsumerRecord<K, V> r) {
+    protected void ack(ConsumerRecord<K, V> r) {
         advanced.merge(new TopicPartition(r.topic(), r.partition()), next(r), (a, b) -> a.offset() >= b.offset() ? a : b);
+        settled++;
     }
 
     @Override
-    public void quarantined(ConsumerRecord<K, V> r) {
+    protected void quarantined(ConsumerRecord<K, V> r) {
         ack(r);  // the inbox keeps it; the partition moves past it
     }
 
     @Override
-    public void redeliver(ConsumerRecord<K, V> r) {
+    protected void redeliver(ConsumerRecord<K, V> r) {
         rewind(r, true);
     }
 
     @Override
-    public void unattempted(ConsumerRecord<K, V> r) {
+    protected void unattempted(ConsumerRecord<K, V> r) {
         rewind(r, false);
     }
 
     @Override
-    public void redeliverAll(List<ConsumerRecord<K, V>> records) {
+    protected void redeliverAll(List<ConsumerRecord<K, V>> records) {
         records.forEach(r -> rewind(r, false));  // the loop waited out the store-failure backoff already
         stored.clear();
     }
 
     @Override
-    public void positions(Connection connection, List<ConsumerRecord<K, V>> settled) throws SQLException {
+    protected void positions(Connection connection, List<ConsumerRecord<K, V>> settled) throws SQLException {
         if (offsetStore == null) {
             return;
         }
@@ -202,7 +215,7 @@ final class KafkaPartitions<K, V> implements BrokerAdapter<ConsumerRecord<K, V>>
     }
 
     @Override
-    public void afterFetch() {
+    protected void afterFetch() {
         rewinds.forEach((tp, offset) -> {
             consumer.seek(tp, offset);
             advanced.computeIfPresent(tp, (p, o) -> o.offset() <= offset ? o : null);
@@ -214,8 +227,10 @@ final class KafkaPartitions<K, V> implements BrokerAdapter<ConsumerRecord<K, V>>
         if (offsetStore == null) {
             pending.putAll(advanced);
         } else if (!stored.isEmpty()) {
-            loop.positionsCommitted(Map.copyOf(stored), true);
+            positionsCommitted(Map.copyOf(stored), true);
         }
+        acknowledged(settled);
+        settled = 0;
         advanced.clear();
         rewinds.clear();
         toPause.clear();
@@ -226,7 +241,7 @@ final class KafkaPartitions<K, V> implements BrokerAdapter<ConsumerRecord<K, V>>
     }
 
     @Override
-    public void wakeup() {
+    protected void wakeup() {
         Consumer<K, V> c = consumer;
         if (c != null) {
             c.wakeup();
@@ -234,7 +249,7 @@ final class KafkaPartitions<K, V> implements BrokerAdapter<ConsumerRecord<K, V>>
     }
 
     @Override
-    public void release(Throwable failure) {
+    protected void release(Throwable failure) {
         if (failure == null) {
             // A wakeup meant for a blocking call may hit the first commit; the second one then goes through.
             for (int i = 0; i < 2 && !pending.isEmpty(); i++) {
@@ -274,9 +289,10 @@ final class KafkaPartitions<K, V> implements BrokerAdapter<ConsumerRecord<K, V>>
                 e.timestampType(), key == null ? -1 : key.length, value == null ? -1 : value.length, key, value,
                 e.headers() == null ? new RecordHeaders() : e.headers(), Optional.empty());
         String id = rawId(raw);
-        InboxOutcome outcome = loop.countFailure(null, InboxMessage.of(id, orEmpty(value), quarantineHeaders(raw)), e);
+        InboxOutcome outcome = countFailure(null, InboxMessage.of(id, orEmpty(value), quarantineHeaders(raw)), e);
         if (outcome != null && outcome.settled()) {  // quarantined, or processed before (its commit's answer was lost)
             advanced.put(tp, new OffsetAndMetadata(e.offset() + 1));
+            settled++;
             consumer.seek(tp, e.offset() + 1);
         } else {
             rewind(raw, true);
@@ -284,16 +300,11 @@ final class KafkaPartitions<K, V> implements BrokerAdapter<ConsumerRecord<K, V>>
         afterFetch();
     }
 
-    /** The extractor's id of a raw record, if it is one the inbox accepts, else the coordinates. */
+    /** The extractor's id of a raw record, if it is one the inbox accepts, else its coordinates. */
     @SuppressWarnings("unchecked")
     private String rawId(ConsumerRecord<byte[], byte[]> raw) {
-        try {
-            // The extractors of this module read headers and coordinates only, never the key or value.
-            String id = ((MessageIdExtractor<ConsumerRecord<?, ?>>) messageIds).messageId(raw);
-            return IdempotentKafkaConsumer.invalidMessageId(id) == null ? id : IdempotentKafkaConsumer.coordinates(raw);
-        } catch (RuntimeException idFailure) {
-            return IdempotentKafkaConsumer.coordinates(raw);
-        }
+        // The extractors of this module read headers and coordinates only, never the key or value.
+        return KafkaMessageIds.idOrFallback((MessageIdExtractor<ConsumerRecord<?, ?>>) messageIds, raw);
     }
 
     /** Commits the settled offsets; on a failure that a later try may overcome, keeps those of partitions still assigned. */
@@ -302,7 +313,7 @@ final class KafkaPartitions<K, V> implements BrokerAdapter<ConsumerRecord<K, V>>
         try {
             consumer.commitSync(offsets, commitTimeout);
             offsets.forEach((tp, o) -> pending.remove(tp, o));
-            loop.positionsCommitted(byName(offsets), false);
+            positionsCommitted(byName(offsets), false);
         } catch (WakeupException e) {
             // close() woke the consumer; the loop ends and tries again.
         } catch (CommitFailedException | RebalanceInProgressException | RetriableException e) {
@@ -338,14 +349,14 @@ final class KafkaPartitions<K, V> implements BrokerAdapter<ConsumerRecord<K, V>>
                 commitOnRevocation(mine);
             }
             pending.keySet().removeAll(partitions);
-            loop.assignment(names(partitions), false);
+            assignment(names(partitions), false);
         }
 
         private void commitOnRevocation(Map<TopicPartition, OffsetAndMetadata> offsets) {
             for (int i = 0; i < 2; i++) {
                 try {
                     consumer.commitSync(offsets, commitTimeout);
-                    loop.positionsCommitted(byName(offsets), false);
+                    positionsCommitted(byName(offsets), false);
                     return;
                 } catch (WakeupException e) {
                     // A wakeup meant for a blocking call; try once more.
@@ -361,7 +372,7 @@ final class KafkaPartitions<K, V> implements BrokerAdapter<ConsumerRecord<K, V>>
         public void onPartitionsLost(Collection<TopicPartition> partitions) {
             pausedUntil.keySet().removeAll(partitions);
             pending.keySet().removeAll(partitions);
-            loop.assignment(names(partitions), false);
+            assignment(names(partitions), false);
         }
 
         @Override
@@ -369,7 +380,7 @@ final class KafkaPartitions<K, V> implements BrokerAdapter<ConsumerRecord<K, V>>
             if (offsetStore != null && !partitions.isEmpty()) {
                 readStoredOffsets(partitions).forEach(consumer::seek);
             }
-            loop.assignment(names(partitions), true);
+            assignment(names(partitions), true);
         }
 
         /** Retries a few times: starting a partition at the wrong position is worse than stopping. */
@@ -395,6 +406,54 @@ final class KafkaPartitions<K, V> implements BrokerAdapter<ConsumerRecord<K, V>>
             Thread.currentThread().interrupt();
         }
     }
+    /**
+     * The record rebuilt from the quarantined payload and headers with the consumer's deserializers: its
+     * coordinates and timestamp from the {@code kafka-*} headers, the other headers as they were, and the
+     * {@code message-id} header set to the message's id.
+     *
+     * @throws IllegalStateException if the consumer was made by a factory, whose deserializers are not known
+     */
+    @Override
+    protected ConsumerRecord<K, V> rebuild(InboxMessage m) {
+        if (replayValues == null) {
+            throw new IllegalStateException("a replay deserializes the quarantined payload with the consumer's deserializers, "
+                    + "which a consumer factory does not tell; build the consumer from a consumerConfig to replay with it");
+        }
+        Map<String, String> h = m.headers();
+        String topic = h.getOrDefault("kafka-topic", topics.get(0));
+        RecordHeaders headers = new RecordHeaders();
+        h.forEach((name, value) -> {
+            if (!name.startsWith("kafka-")) {
+                headers.add(name, value.getBytes(StandardCharsets.UTF_8));
+            }
+        });
+        if (headers.lastHeader(KafkaHeaders.MESSAGE_ID) == null) {
+            headers.add(KafkaHeaders.MESSAGE_ID, m.id().getBytes(StandardCharsets.UTF_8));
+        }
+        byte[] keyBytes = h.containsKey("kafka-key") ? h.get("kafka-key").getBytes(StandardCharsets.UTF_8) : null;
+        K key = keyBytes == null ? null : replayKeys.deserialize(topic, headers, keyBytes);
+        byte[] payload = m.payload();
+        V value = replayValues.deserialize(topic, headers, payload);
+        return new ConsumerRecord<>(topic, Integer.parseInt(h.getOrDefault("kafka-partition", "-1")),
+                Long.parseLong(h.getOrDefault("kafka-offset", "-1")), Long.parseLong(h.getOrDefault("kafka-timestamp", "-1")),
+                TimestampType.CREATE_TIME, keyBytes == null ? -1 : keyBytes.length, payload.length, key, value, headers, Optional.empty());
+    }
+
+    /** byte[], ByteBuffer and String values as they are (String as UTF-8); anything else by its {@code toString()}. */
+    static byte[] defaultPayload(ConsumerRecord<?, ?> r) {
+        Object value = r.value();
+        if (value == null) {
+            return new byte[0];
+        }
+        if (value instanceof byte[] bytes) {
+            return bytes;
+        }
+        if (value instanceof ByteBuffer buffer) {
+            return bytes(buffer);
+        }
+        return value.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
     private static OffsetAndMetadata next(ConsumerRecord<?, ?> r) {
         return new OffsetAndMetadata(r.offset() + 1, r.leaderEpoch(), "");
     }

@@ -1,8 +1,10 @@
-package dev.idem.inbox;
+package dev.idem.inbox.consumer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.idem.inbox.Inbox;
+import dev.idem.inbox.InboxMessage;
 import dev.idem.testing.RealServices;
 import dev.idem.testing.TestDatabase;
 import java.nio.charset.StandardCharsets;
@@ -11,6 +13,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -20,11 +23,11 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link BrokerBatch}'s contract, with a broker that writes down every call it gets, on a real SQLite
+ * One batch of {@link ConsumerLoop}, with a broker that writes down every call it gets, on a real SQLite
  * inbox: which call each delivery gets, in which order, and that nothing is acknowledged before the
  * batch's transaction committed.
  */
-class BrokerBatchTest {
+class ConsumerLoopBatchTest {
     private static final String CONSUMER = "ledger";
 
     /** A broker delivery: a tag that names it in the call log, the message id (may be null) and the body. */
@@ -55,7 +58,7 @@ class BrokerBatchTest {
     @Test
     @DisplayName("refusals come before the transaction; after the commit each claimed delivery gets one answer, in order, then settled")
     void answersEachDeliveryAfterTheCommit() throws Exception {
-        batch().process(List.of(
+        process(List.of(
                 new Delivery(1, "a", "ok"),
                 new Delivery(2, null, "ok"),
                 new Delivery(3, "bad\u0001id", "ok"),
@@ -74,7 +77,7 @@ class BrokerBatchTest {
                 .doesNotContain(2, 3, 4).contains(1, 5, 6);
 
         calls.clear();
-        batch().process(List.of(new Delivery(7, "b", "boom"), new Delivery(8, "a", "ok")), new Recorder());
+        process(List.of(new Delivery(7, "b", "boom"), new Delivery(8, "a", "ok")), new Recorder());
         assertThat(calls).as("the second failure reaches maxAttempts 2").containsExactly(
                 "committed [7, 8]", "quarantined 7", "ack 8", "settled");
         assertThat(rows()).isEqualTo(2);
@@ -85,7 +88,7 @@ class BrokerBatchTest {
     void databaseFailureRedeliversTheWholeBatch() throws Exception {
         execute("DROP TABLE " + inbox.tableName());
 
-        batch().process(List.of(new Delivery(1, "a", "ok"), new Delivery(2, "", "ok"), new Delivery(3, "b", "ok")), new Recorder());
+        process(List.of(new Delivery(1, "a", "ok"), new Delivery(2, "", "ok"), new Delivery(3, "b", "ok")), new Recorder());
 
         assertThat(calls).containsExactly(
                 "refuse 2: it has no message id: the test sets none",
@@ -99,8 +102,8 @@ class BrokerBatchTest {
     void nothingClaimedNothingProcessed() throws Exception {
         execute("DROP TABLE " + inbox.tableName());  // a call to the inbox would fail
 
-        batch().process(List.of(new Delivery(1, null, "ok")), new Recorder());
-        batch().process(List.of(), new Recorder());
+        process(List.of(new Delivery(1, null, "ok")), new Recorder());
+        process(List.of(), new Recorder());
 
         assertThat(calls).containsExactly("refuse 1: it has no message id: the test sets none");
     }
@@ -111,19 +114,19 @@ class BrokerBatchTest {
         List<Delivery> deliveries = List.of(new Delivery(1, "a", "ok"), new Delivery(2, "b", "ok"), new Delivery(3, "c", "ok"));
         Recorder dying = new Recorder() {
             @Override
-            public void ack(Delivery d) {
+            protected void ack(Delivery d) {
                 super.ack(d);
                 if (d.tag() == 2) {
                     throw new IllegalStateException("channel closed");
                 }
             }
         };
-        assertThatThrownBy(() -> batch().process(deliveries, dying)).hasMessage("channel closed");
+        assertThatThrownBy(() -> process(deliveries, dying)).hasMessage("channel closed");
         assertThat(calls).containsExactly("committed [1, 2, 3]", "ack 1", "ack 2");
 
         calls.clear();
         handled.clear();
-        batch().process(deliveries, new Recorder());
+        process(deliveries, new Recorder());
         assertThat(calls).containsExactly("committed [1, 2, 3]", "ack 1", "ack 2", "ack 3", "settled");
         assertThat(handled).as("the redelivered batch is answered DUPLICATE without running the handler").isEmpty();
         assertThat(rows()).isEqualTo(3);
@@ -131,8 +134,14 @@ class BrokerBatchTest {
 
     // ---- helpers ----------------------------------------------------------------------------------------
 
-    private BrokerBatch<Delivery> batch() {
-        return new BrokerBatch<>(inbox, CONSUMER, (c, d) -> {
+    /** One fetch as the loop handles it: the batch, then the broker's after-fetch step. */
+    private void process(List<Delivery> deliveries, Recorder broker) throws Exception {
+        broker.process(deliveries);
+        broker.afterFetch();
+    }
+
+    private MessageHandler<Delivery> handler() {
+        return (c, d) -> {
             handled.add(d.tag());
             if (d.body().equals("boom")) {
                 throw new IllegalStateException("boom");
@@ -141,65 +150,114 @@ class BrokerBatchTest {
                 ps.setString(1, d.id());
                 ps.executeUpdate();
             }
-        });
+        };
     }
 
-    /** Writes every call down; at {@code committed}, counts the ledger rows on a connection of its own. */
-    private class Recorder implements BrokerBatch.Broker<Delivery> {
+    /**
+     * Writes every call down; at {@code committed}, counts the ledger rows on a connection of its own. A
+     * fetch whose batch committed ends with "settled" (the after-fetch step); a store failure the listener
+     * heard of is written down before the batch goes back.
+     */
+    private class Recorder extends ConsumerLoop<Delivery> {
+        private boolean committedSinceFetch;
+
+        Recorder() {
+            this(new RuntimeException[1]);
+        }
+
+        private Recorder(RuntimeException[] heard) {
+            super(inbox, CONSUMER, Delivery::id, handler(), new ConsumerListener<>() {
+                @Override
+                public void storeFailed(String consumer, int messages, RuntimeException failure) {
+                    heard[0] = failure;
+                }
+            }, Duration.ofMillis(1), "the test queue", ConsumerTracing.NONE);
+            this.heard = heard;
+        }
+
+        private final RuntimeException[] heard;
+
         @Override
-        public String messageId(Delivery d) {
-            return d.id();
+        protected List<Delivery> fetch() {
+            return List.of();
         }
 
         @Override
-        public byte[] body(Delivery d) {
+        protected byte[] body(Delivery d) {
             return d.body().getBytes(StandardCharsets.UTF_8);
         }
 
         @Override
-        public Map<String, String> headers(Delivery d) {
+        protected Map<String, String> headers(Delivery d) {
             return Map.of("tag", Integer.toString(d.tag()));
         }
 
         @Override
-        public String missingIdHint() {
+        protected String describe(Delivery d) {
+            return "delivery " + d.tag();
+        }
+
+        @Override
+        protected String missingIdHint() {
             return "the test sets none";
         }
 
         @Override
-        public void refuse(Delivery d, String reason) {
-            calls.add("refuse " + d.tag() + ": " + reason);
+        protected String refusal() {
+            return "It was dropped.";
+        }
+
+        /** Writes down the reason only, without the report's frame ("consumer … refused …: " and the refusal). */
+        @Override
+        protected void refuse(Delivery d, String report) {
+            String frame = "consumer " + CONSUMER + " refused " + describe(d) + ": ";
+            assertThat(report).startsWith(frame).endsWith(". " + refusal());
+            calls.add("refuse " + d.tag() + ": " + report.substring(frame.length(), report.length() - refusal().length() - 2));
         }
 
         @Override
-        public void storeFailed(List<Delivery> deliveries, RuntimeException failure) {
-            calls.add("storeFailed " + tags(deliveries) + ": " + failure.getClass().getSimpleName());
+        protected void redeliverAll(List<Delivery> deliveries) throws Exception {
+            calls.add("storeFailed " + tags(deliveries) + ": " + heard[0].getClass().getSimpleName());
+            super.redeliverAll(deliveries);
         }
 
         @Override
-        public void committed(List<Delivery> deliveries) throws SQLException {
+        protected void committed(List<Delivery> deliveries) throws SQLException {
             calls.add("committed " + tags(deliveries));
             rowsAtCommitted = rows();
+            committedSinceFetch = true;
         }
 
         @Override
-        public void ack(Delivery d) {
+        protected void ack(Delivery d) {
             calls.add("ack " + d.tag());
         }
 
         @Override
-        public void quarantined(Delivery d) {
+        protected void quarantined(Delivery d) {
             calls.add("quarantined " + d.tag());
         }
 
         @Override
-        public void redeliver(Delivery d) {
+        protected void redeliver(Delivery d) {
             calls.add("redeliver " + d.tag());
         }
 
         @Override
-        public void settled() {
-            calls.add("settled");
+        protected void afterFetch() {
+            if (committedSinceFetch) {
+                calls.add("settled");
+            }
+            committedSinceFetch = false;
+        }
+
+        @Override
+        protected void release(Throwable failure) {
+        }
+
+        @Override
+        protected Delivery rebuild(InboxMessage quarantined) {
+            return new Delivery(0, quarantined.id(), new String(quarantined.payload(), StandardCharsets.UTF_8));
         }
 
         private List<Integer> tags(List<Delivery> deliveries) {
