@@ -1,4 +1,4 @@
-/** idem's inbox over JDBC: process each message once, quarantine repeated failures, and the broker-batch step. */
+/** idem's inbox over JDBC: process each message once, quarantine repeated failures, and the consumer loop every broker's consumer is built on. */
 module dev.idem.inbox {
     requires transitive dev.idem.jdbc;
 

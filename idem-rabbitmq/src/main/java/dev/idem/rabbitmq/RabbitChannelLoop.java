@@ -49,14 +49,13 @@ final class RabbitChannelLoop extends ConsumerLoop<Delivery> {
     private long lastAck = -1;
     private int acks;
 
-    RabbitChannelLoop(RabbitInboxConsumer.Builder b, Connection connection, ConnectionFactory connectionFactory, String queue,
-                      int prefetch, RabbitInboxConsumer.AckHook beforeAck) {
-        super(b, "queue '" + queue + "'");
-        this.givenConnection = connection;
-        this.connectionFactory = connectionFactory;
-        this.queue = queue;
-        this.prefetch = prefetch;
-        this.beforeAck = beforeAck;
+    RabbitChannelLoop(RabbitInboxConsumer.Builder b) {
+        super(b, "queue '" + b.queue + "'");
+        this.givenConnection = b.connection;
+        this.connectionFactory = b.connectionFactory;
+        this.queue = b.queue;
+        this.prefetch = b.prefetch;
+        this.beforeAck = b.beforeAck;
     }
 
     /**

@@ -161,11 +161,11 @@ public final class RabbitInboxConsumer extends InboxConsumer<Delivery, RabbitInb
      * {@link ConsumerBuilder}. Each setter validates its value.
      */
     public static final class Builder extends ConsumerBuilder<Delivery, Builder> {
-        private Connection connection;
-        private ConnectionFactory connectionFactory;
-        private String queue;
-        private int prefetch = 250;
-        private AckHook beforeAck = AckHook.NONE;
+        Connection connection;
+        ConnectionFactory connectionFactory;
+        String queue;
+        int prefetch = 250;
+        AckHook beforeAck = AckHook.NONE;
 
         private Builder(Inbox inbox) {
             super(inbox, RabbitMessageIds.standard());
@@ -230,7 +230,7 @@ public final class RabbitInboxConsumer extends InboxConsumer<Delivery, RabbitInb
             if (!missing.isEmpty()) {
                 throw new IllegalStateException("RabbitInboxConsumer needs " + String.join(", ", missing));
             }
-            return new RabbitInboxConsumer(this, new RabbitChannelLoop(this, connection, connectionFactory, queue, prefetch, beforeAck));
+            return new RabbitInboxConsumer(this, new RabbitChannelLoop(this));
         }
     }
 }

@@ -159,6 +159,8 @@ class ConsumerLoopBatchTest {
      * heard of is written down before the batch goes back.
      */
     private class Recorder extends ConsumerLoop<Delivery> {
+        /** What the listener heard of a store failure. */
+        private final RuntimeException[] heard;
         private boolean committedSinceFetch;
 
         Recorder() {
@@ -174,8 +176,6 @@ class ConsumerLoopBatchTest {
             }, Duration.ofMillis(1), "the test queue", ConsumerTracing.NONE);
             this.heard = heard;
         }
-
-        private final RuntimeException[] heard;
 
         @Override
         protected List<Delivery> fetch() {
