@@ -16,8 +16,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * the standby stops receiving for {@link #CUT_BEFORE_KILL_MILLIS} (a network partition between the
  * servers, or a standby that cannot keep up), then the primary gets SIGKILL while commits are in flight
  * and the standby is promoted. Once every payment has settled, each one answered 2xx is sent again with
- * its key, as a client whose answer was lost would: an answer that is not a replay of the stored one
- * is an acknowledged record the new primary forgot. The naive side replicates asynchronously (the
+ * its key, as a client whose answer was lost would, straight to an instance: an answer that is not a
+ * replay of the stored one is an acknowledged record the new primary forgot, and a charge request the
+ * gateway gets meanwhile is a charge run again. The naive side replicates asynchronously (the
  * service's store starts with its default durability check, which only warns about that); the idem
  * side synchronously, where the same cut makes commits wait instead of being acknowledged.
  */
@@ -28,7 +29,7 @@ final class FailoverRow {
     static final PatternRow ROW = new PatternRow("failover", Group.FAILOVER,
             "standby cut off " + CUT_BEFORE_KILL_MILLIS / 1000 + " s, primary SIGKILLed, standby promoted",
             List.of(Side.naive("asynchronous replication"), Side.idempotent("synchronous replication")),
-            "payments", "acknowledged payments forgotten, and the fleet's must-be-0 figures", PatternRow.Needs.POSTGRESQL_SERVERS,
+            "payments", "acknowledged payments forgotten or charged again, and the fleet's must-be-0 figures", PatternRow.Needs.POSTGRESQL_SERVERS,
             FailoverRow::run);
 
     private FailoverRow() {
@@ -84,9 +85,14 @@ final class FailoverRow {
             if (failover.failure != null) {
                 throw new IllegalStateException("the failover did not complete: " + failover.failure.getMessage(), failover.failure);
             }
-            // The clients' second round: every payment answered 2xx, sent again with its key.
-            Map<PaymentRecord, Attempt> resent = new FleetClients(fleet.balancerPort(), fleet.startNanos())
+            // The clients' second round: every payment answered 2xx, sent again with its key, straight to an instance (past the
+            // balancer, which would lose some answers: the client sees each one). What reaches the gateway meanwhile is a charge
+            // run again (an instance still finishing a first-round request has finished once the gateway's counts settle).
+            Map<String, Long> callsBefore = settledGatewayCalls(fleet, cardPrefix);
+            Map<PaymentRecord, Attempt> resent = new FleetClients(fleet.instances().get(0).port, fleet.startNanos())
                     .resendConfirmed(records, RESEND_DEADLINE_MILLIS);
+            Map<String, Long> callsAfter = settledGatewayCalls(fleet, cardPrefix);
+            int chargedAgain = (int) callsAfter.entrySet().stream().filter(e -> e.getValue() > callsBefore.getOrDefault(e.getKey(), 0L)).count();
             int lost = 0;
             for (Map.Entry<PaymentRecord, Attempt> e : resent.entrySet()) {
                 String first = e.getKey().attempts().stream().filter(Attempt::succeeded).findFirst().orElseThrow().body();
@@ -98,13 +104,45 @@ final class FailoverRow {
             List<LedgerCharge> ledger = FleetRow.settledLedger(fleet, cardPrefix);
             FleetFigures figures = FleetChecker.check(records, ledger, fleet.paymentRows(), cardPrefix,
                     new FleetChecker.History(settings.instances(), fleet.counters(), fleet.restarts(), fleet.timeline(), fleet.coalescing()));
-            FailoverFigures failoverFigures = new FailoverFigures(mode, failover.lagBytes, resent.size(), lost,
+            FailoverFigures failoverFigures = new FailoverFigures(mode, failover.lagBytes, resent.size(), lost, chargedAgain,
                     figures.failures().getOrDefault("503", 0), failover.switchMillis, firstOkAfter(records, failover.killedAtMillis));
-            context.event(String.format("failover %s: lag at the kill %,d bytes; %d of %d acknowledged payments lost; %d charged 2+; "
-                    + "%d must-be-0 findings", mode, failover.lagBytes, lost, resent.size(), figures.chargedTwice(), figures.violations()));
+            context.event(String.format("failover %s: lag at the kill %,d bytes; %d of %d acknowledged payments lost; %d charged again; "
+                    + "%d charged 2+; %d must-be-0 findings", mode, failover.lagBytes, lost, resent.size(), chargedAgain, figures.chargedTwice(),
+                    figures.violations()));
             String sink = String.format("%d of %d acked lost", lost, resent.size());
-            return new SideResult(side, figures.payments(), sink, figures.violations() + lost, (System.nanoTime() - started) / 1_000_000,
+            int wrong = figures.violations() + lost + chargedAgain;
+            return new SideResult(side, figures.payments(), sink, wrong, (System.nanoTime() - started) / 1_000_000,
                     Double.NaN, figures, failoverFigures);
+        }
+    }
+
+    /**
+     * The charge requests the gateway has answered for each of the fleet's cards (its charges and its
+     * replays), once they have not changed for two seconds (at most 20 s).
+     */
+    private static Map<String, Long> settledGatewayCalls(Fleet fleet, String cardPrefix) {
+        Map<String, Long> previous = null;
+        long deadline = System.nanoTime() + 20_000_000_000L;
+        while (true) {
+            Map<String, Long> calls = new java.util.HashMap<>();
+            Map<String, String> cardByKey = new java.util.HashMap<>();
+            for (LedgerCharge charge : fleet.ledger()) {
+                if (charge.card().startsWith(cardPrefix)) {
+                    calls.merge(charge.card(), 1L, Long::sum);
+                    cardByKey.put(charge.key(), charge.card());
+                }
+            }
+            fleet.gatewayReplays().forEach((key, n) -> {
+                String card = cardByKey.get(key);
+                if (card != null) {
+                    calls.merge(card, n, Long::sum);
+                }
+            });
+            if (calls.equals(previous) || System.nanoTime() > deadline) {
+                return calls;
+            }
+            previous = calls;
+            ChildProcess.sleep(2_000);
         }
     }
 

@@ -357,6 +357,11 @@ final class Fleet implements AutoCloseable {
         return rows;
     }
 
+    /** Charge requests the fleet's gateway answered as replays, by its idempotency key, asked directly. */
+    Map<String, Long> gatewayReplays() {
+        return Stack.replays(gatewayDirect);
+    }
+
     /** Every charge the fleet's gateway has, asked directly (not through its proxy). */
     List<LedgerCharge> ledger() {
         return Stack.ledger(gatewayDirect);

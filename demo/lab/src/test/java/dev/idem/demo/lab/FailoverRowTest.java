@@ -17,7 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The failover row, short: three stand-in service instances on a PostgreSQL primary and standby the
  * row starts itself, the standby cut off, the primary SIGKILLed mid-traffic and the standby promoted.
- * Asynchronous replication forgets payments it acknowledged; synchronous replication has every
+ * Asynchronous replication forgets payments it acknowledged, and their charges run again when they
+ * are sent again (the gateway replays them); synchronous replication has every
  * must-be-0 figure at 0, 500s included, and the services answered 503 while no primary took writes.
  */
 @Timeout(240)
@@ -50,10 +51,12 @@ class FailoverRowTest {
 
         assertThat(async.failover().lagBytes()).as("the asynchronous standby was behind at the kill").isPositive();
         assertThat(async.failover().recordsLost()).as("acknowledged payments the promoted standby forgot").isPositive();
+        assertThat(async.failover().chargedAgain()).as("their charges ran again (the gateway replayed them)").isPositive();
         assertThat(async.asExpected()).isTrue();
 
         FleetFigures f = sync.fleet();
         assertThat(sync.failover().recordsLost()).as("acknowledged payments lost").isZero();
+        assertThat(sync.failover().chargedAgain()).as("charges run again for payments answered 2xx").isZero();
         assertThat(f.chargedTwice()).as("charged 2+").isZero();
         assertThat(f.okWithoutCharge()).as("2xx no charge").isZero();
         assertThat(f.bodiesDiffer()).as("bodies differ").isZero();
