@@ -72,6 +72,14 @@ class FailoverRowTest {
     }
 
     @Test
+    void theReportsJsonHasEachSidesFailoverFigures() throws Exception {
+        tools.jackson.databind.JsonNode json = tools.jackson.databind.json.JsonMapper.builder().build()
+                .readTree(java.nio.file.Files.readString(out.resolve(Lab.JSON_FILE)));
+        String text = json.toString();
+        assertThat(text).contains("\"failover\"", "\"lagBytes\"", "\"recordsLost\"", "\"chargedAgain\"", "\"synchronous\"");
+    }
+
+    @Test
     void theRowsOwnTableFitsIn120Columns() {
         String table = printed.substring(printed.indexOf("The failover:"));
         assertThat(table.lines().takeWhile(l -> !l.startsWith("report:"))).allSatisfy(l -> assertThat(l.length()).isLessThanOrEqualTo(120));
