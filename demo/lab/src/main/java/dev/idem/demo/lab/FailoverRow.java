@@ -21,6 +21,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * gateway gets meanwhile is a charge run again. The naive side replicates asynchronously (the
  * service's store starts with its default durability check, which only warns about that); the idem
  * side synchronously, where the same cut makes commits wait instead of being acknowledged.
+ *
+ * <p>docs/lab.md, "The failover row"; the figures of a run in docs/stores.md, "Figures from the lab".
  */
 final class FailoverRow {
     static final long CUT_BEFORE_KILL_MILLIS = 2_000;
