@@ -287,7 +287,27 @@ public final class ReplicatedPostgres implements AutoCloseable {
         return template;
     }
 
+    /**
+     * Why a pair cannot start on this machine (no server binaries found), or empty if it can: for a
+     * caller outside a test (the lab), which says so instead of being skipped as a test would.
+     */
+    public static Optional<String> unavailableReason() {
+        return findBinaries().isPresent() ? Optional.empty() : Optional.of(MISSING);
+    }
+
+    private static final String MISSING = "a primary and a standby need PostgreSQL's initdb, pg_ctl and pg_basebackup, found"
+            + " neither in IDEM_PG_BIN nor in /usr/lib/postgresql/<version>/bin";
+
     private static Path binaries() {
+        Optional<Path> bin = findBinaries();
+        if (bin.isEmpty()) {
+            RealServices.unavailable(SERVICE, MISSING);
+            throw new AssertionError("unreachable");
+        }
+        return bin.get();
+    }
+
+    private static Optional<Path> findBinaries() {
         String configured = System.getenv("IDEM_PG_BIN");
         List<String> candidates = new ArrayList<>();
         if (configured != null && !configured.isBlank()) {
@@ -301,13 +321,7 @@ public final class ReplicatedPostgres implements AutoCloseable {
         } catch (java.io.IOException e) {
             // No packaged PostgreSQL: only IDEM_PG_BIN can help.
         }
-        Optional<Path> bin = candidates.stream().map(Path::of)
+        return candidates.stream().map(Path::of)
                 .filter(p -> Files.isExecutable(p.resolve("initdb")) && Files.isExecutable(p.resolve("pg_basebackup"))).findFirst();
-        if (bin.isEmpty()) {
-            RealServices.unavailable(SERVICE, "a primary and a standby need PostgreSQL's initdb, pg_ctl and pg_basebackup, found"
-                    + " neither in IDEM_PG_BIN nor in /usr/lib/postgresql/<version>/bin");
-            throw new AssertionError("unreachable");
-        }
-        return bin.get();
     }
 }

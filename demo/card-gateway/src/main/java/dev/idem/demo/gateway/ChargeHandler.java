@@ -93,6 +93,9 @@ final class ChargeHandler implements HttpHandler {
                     Map.of("Retry-After", List.of(Long.toString(seconds))));
         } else {
             boolean replayed = outcome instanceof Outcome.Replayed;
+            if (replayed) {
+                ledger.countReplay(key.value());
+            }
             StoredResponse response = replayed ? ((Outcome.Replayed) outcome).response() : ((Outcome.Executed) outcome).response();
             answerCommitted(exchange, faults, response, replayed);
         }

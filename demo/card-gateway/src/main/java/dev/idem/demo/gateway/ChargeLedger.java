@@ -37,6 +37,11 @@ final class ChargeLedger {
 
     private final DataSource dataSource;
     private final SecureRandom random = new SecureRandom();
+    /**
+     * Charge requests answered from their key's stored response since start (or the last clear): calls
+     * the caller made again for a charge already made. In memory: a count for the lab, not money.
+     */
+    private final java.util.Map<String, Long> replays = new java.util.concurrent.ConcurrentHashMap<>();
 
     ChargeLedger(DataSource dataSource) {
         this.dataSource = dataSource;
@@ -80,7 +85,17 @@ final class ChargeLedger {
      * Deletes every charge and every idempotency record, in one transaction, so keys can be reused
      * by the next scenario. Returns the number of charges deleted.
      */
+    void countReplay(String key) {
+        replays.merge(key, 1L, Long::sum);
+    }
+
+    /** Replays by idempotency key. */
+    java.util.Map<String, Long> replays() {
+        return new java.util.TreeMap<>(replays);
+    }
+
     int clear() throws SQLException {
+        replays.clear();
         try (Connection c = dataSource.getConnection()) {
             boolean autoCommit = c.getAutoCommit();
             c.setAutoCommit(false);

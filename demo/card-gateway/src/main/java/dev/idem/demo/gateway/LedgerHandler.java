@@ -13,8 +13,8 @@ import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * {@code GET /ledger}: every charge and the number of charges per idempotency key, for whoever
- * verifies (the lab). {@code DELETE /ledger}: forget everything, between scenarios.
+ * {@code GET /ledger}: every charge, the number of charges per idempotency key, and how many charge
+ * requests were answered as replays of a charge already made, for whoever verifies (the lab). {@code DELETE /ledger}: forget everything, between scenarios.
  */
 final class LedgerHandler implements HttpHandler {
     static final String PATH = "/ledger";
@@ -67,6 +67,8 @@ final class LedgerHandler implements HttpHandler {
         }
         ObjectNode counts = root.putObject("perKey");
         perKey.forEach(counts::put);
+        ObjectNode replays = root.putObject("replaysPerKey");
+        ledger.replays().forEach(replays::put);
         return json.writeValueAsString(root).getBytes(StandardCharsets.UTF_8);
     }
 }

@@ -94,6 +94,7 @@ abstract class CardGatewayContract {
         JsonNode ledger = gateway.ledger();
         assertThat(ledger.get("count").intValue()).isEqualTo(1);
         assertThat(ledger.get("perKey").get("key-1").intValue()).isEqualTo(1);
+        assertThat(ledger.get("replaysPerKey").get("key-1").intValue()).as("the second request, answered as a replay").isEqualTo(1);
         JsonNode row = ledger.get("charges").get(0);
         assertThat(row.get("chargeId").stringValue()).isEqualTo(charge.get("chargeId").stringValue());
         assertThat(row.get("card").stringValue()).isEqualTo("card-1");

@@ -23,7 +23,7 @@ public final class Catalogue {
     }
 
     public static Selection all() {
-        return new Selection(Scenarios.all(), Patterns.all());
+        return new Selection(Scenarios.all(), Patterns.byDefault());
     }
 
     /** The pattern a scenario shows: the idempotency keys, or the inbox for the messaging rows. */
@@ -32,7 +32,7 @@ public final class Catalogue {
     }
 
     /**
-     * The rows named by id or by group id, in table order; an empty list means all.
+     * The rows named by id or by group id, in table order; an empty list means all but the opt-in rows.
      *
      * @throws IllegalArgumentException naming the unknown names and listing the known groups and rows
      */

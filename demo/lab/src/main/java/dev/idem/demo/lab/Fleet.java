@@ -44,6 +44,8 @@ final class Fleet implements AutoCloseable {
     private final String postgres;
     private final String schema;
     private final String applicationName;
+    /** The instances reach PostgreSQL at {@link #postgres} itself, not through a TCP proxy (a multi-host failover URL). */
+    private final boolean direct;
     private final List<Instance> instances = new ArrayList<>();
     private final List<ChildProcess> helpers = new CopyOnWriteArrayList<>();
     private final List<NemesisEvent> timeline = new CopyOnWriteArrayList<>();
@@ -88,6 +90,17 @@ final class Fleet implements AutoCloseable {
     }
 
     Fleet(RowContext context, Components components, String name, ServerVariant variant, FleetSettings settings, String postgres) {
+        this(context, components, name, variant, settings, postgres, false);
+    }
+
+    /**
+     * @param direct the instances connect to {@code postgres} as it is (a URL naming a primary and its
+     *               standby, which the driver follows across a failover) instead of through the fleet's
+     *               TCP proxy; the blackhole fault is then unavailable
+     */
+    Fleet(RowContext context, Components components, String name, ServerVariant variant, FleetSettings settings, String postgres,
+          boolean direct) {
+        this.direct = direct;
         this.context = context;
         this.components = components;
         this.name = name;
@@ -103,7 +116,8 @@ final class Fleet implements AutoCloseable {
     /** Starts the proxies, the gateway, the instances (all at once) and the balancer; returns when every one is ready. */
     Fleet start() throws SQLException {
         createSchema();
-        String db = startPostgresProxy();
+        String db = direct ? postgres + (postgres.contains("?") ? "&" : "?") + "currentSchema=" + schema + "&ApplicationName="
+                + applicationName : startPostgresProxy();
         startGateway();
         for (int i = 0; i < size; i++) {
             Instance instance = new Instance(i);
@@ -341,6 +355,11 @@ final class Fleet implements AutoCloseable {
             }
         }
         return rows;
+    }
+
+    /** Charge requests the fleet's gateway answered as replays, by its idempotency key, asked directly. */
+    Map<String, Long> gatewayReplays() {
+        return Stack.replays(gatewayDirect);
     }
 
     /** Every charge the fleet's gateway has, asked directly (not through its proxy). */

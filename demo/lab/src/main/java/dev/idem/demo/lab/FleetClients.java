@@ -116,6 +116,40 @@ final class FleetClients {
         }
     }
 
+    /**
+     * Sends each payment that has a 2xx once more with its key, as a client whose answer was lost would,
+     * retrying until an answer that is final (a 2xx, or a client error other than 409/429) or
+     * {@code deadlineMillis}; every request is added to the payment's record. Returns, for each payment
+     * sent again, its decisive attempt (the last one if none was final).
+     */
+    Map<PaymentRecord, Attempt> resendConfirmed(List<PaymentRecord> payments, long deadlineMillis) throws InterruptedException {
+        Map<PaymentRecord, Attempt> decisive = new LinkedHashMap<>();
+        try {
+            for (PaymentRecord record : payments) {
+                java.util.Optional<Attempt> first = record.attempts().stream().filter(Attempt::succeeded).findFirst();
+                if (first.isEmpty()) {
+                    continue;
+                }
+                long deadline = System.nanoTime() + deadlineMillis * 1_000_000;
+                long backoff = 50;
+                while (true) {
+                    Attempt attempt = send(record, first.get().key(), 0, record.attempts().size() + 1);
+                    int status = attempt.status();
+                    boolean clientError = status >= 400 && status < 500 && status != 409 && status != 429;
+                    if (attempt.succeeded() || clientError || System.nanoTime() > deadline) {
+                        decisive.put(record, attempt);
+                        break;
+                    }
+                    Thread.sleep(backoff);
+                    backoff = Math.min(BACKOFF_CAP_MILLIS, backoff * 2);
+                }
+            }
+        } finally {
+            requests.shutdownNow();
+        }
+        return decisive;
+    }
+
     private static Attempt firstSuccess(List<Future<Attempt>> round) {
         for (Future<Attempt> future : round) {
             if (future.isDone()) {

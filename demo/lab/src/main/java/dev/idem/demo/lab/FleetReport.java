@@ -67,7 +67,7 @@ final class FleetReport {
         return "; coalesced commits: " + String.join(", ", parts);
     }
 
-    private static String failures(Map<String, Integer> failures) {
+    static String failures(Map<String, Integer> failures) {
         if (failures.isEmpty()) {
             return "0";
         }

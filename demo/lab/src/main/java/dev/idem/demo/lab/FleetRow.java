@@ -82,7 +82,7 @@ final class FleetRow {
     }
 
     /** The fleet's charges, read once no new one has appeared for a while (an instance may finish a charge late). */
-    private static List<LedgerCharge> settledLedger(Fleet fleet, String cardPrefix) {
+    static List<LedgerCharge> settledLedger(Fleet fleet, String cardPrefix) {
         List<LedgerCharge> previous = null;
         long deadline = System.nanoTime() + 10_000_000_000L;
         while (true) {

@@ -14,7 +14,8 @@ public enum Group {
     STATE("state", "State assignments instead of increments"),
     WINDOW("window", "A windowed aggregate run again over the same input"),
     KAFKA("kafka", "Kafka's exactly-once: inside Kafka, and at its boundary"),
-    FLEET("fleet", "A fleet: several instances on one database under a nemesis");
+    FLEET("fleet", "A fleet: several instances on one database under a nemesis"),
+    FAILOVER("failover", "The database fails over: asynchronous against synchronous replication");
 
     private final String id;
     private final String title;

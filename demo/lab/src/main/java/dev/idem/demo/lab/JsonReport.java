@@ -108,6 +108,9 @@ final class JsonReport {
             if (side.fleet() != null) {
                 s.set("fleet", FleetReport.json(side.fleet()));
             }
+            if (side.failover() != null) {
+                s.set("failover", JSON.valueToTree(side.failover()));
+            }
         }
         return node;
     }

@@ -19,6 +19,8 @@ import picocli.CommandLine.Option;
                 "Last, a fleet: several service instances on one PostgreSQL behind a balancer under a nemesis (SIGKILL, SIGSTOP,",
                 "killed and blackholed database connections, pool pressure, gateway latency), checked over its whole history,",
                 "beside a deliberately broken control fleet the checker must flag (--fleet-payments, --fleet-instances, --fleet-coalesce, --long).",
+                "Opt-in (--scenarios failover): the fleet on a PostgreSQL primary and standby of its own; the primary SIGKILLed, the",
+                "standby promoted; asynchronous against synchronous replication.",
                 "Exits 1 if a row does not show what it exists to show."})
 public final class LabMain implements Callable<Integer> {
     @Option(names = {"-n", "--payments"}, description = "Logical payments per scenario (default: ${DEFAULT-VALUE}).", defaultValue = "40")
@@ -92,7 +94,8 @@ public final class LabMain implements Callable<Integer> {
             for (PatternRow row : Patterns.all()) {
                 if (row.group() == group) {
                     String sides = String.join(" | ", row.sides().stream().map(side -> side.label() + " (" + side.expected().label() + ")").toList());
-                    text.append(String.format("  %-18s %s x %s%s%n", row.id(), sides, row.fault(), needs(row.needs())));
+                    text.append(String.format("  %-18s %s x %s%s%n", row.id(), sides, row.fault(), needs(row.needs())
+                            + (Patterns.optIn(row) ? " [opt-in: runs only when named]" : "")));
                 }
             }
         }
@@ -105,6 +108,7 @@ public final class LabMain implements Callable<Integer> {
             case KAFKA -> " [Kafka broker]";
             case REDIS_SERVER -> " [redis-server]";
             case POSTGRESQL -> " [PostgreSQL only]";
+            case POSTGRESQL_SERVERS -> " [PostgreSQL server binaries]";
         };
     }
 

@@ -26,7 +26,9 @@ public record PatternRow(String id, Group group, String fault, List<Side> sides,
         /** A redis-server binary the lab starts itself. */
         REDIS_SERVER,
         /** PostgreSQL: --db, else the local default; the row is skipped with one line when none answers. */
-        POSTGRESQL
+        POSTGRESQL,
+        /** PostgreSQL's server binaries, to start a primary and a standby of the row's own; skipped with one line without them. */
+        POSTGRESQL_SERVERS
     }
 
     /** Runs every side of the row. */

@@ -8,9 +8,15 @@ package dev.idem.demo.lab;
  * @param wrong     items the sink does not hold exactly once and exactly right
  * @param millis    how long the side ran
  * @param perSecond attempts per second, for a row that compares costs; NaN elsewhere
- * @param fleet     everything the fleet checker counted, for the fleet row's sides; null elsewhere
+ * @param fleet     everything the fleet checker counted, for the fleet and failover rows' sides; null elsewhere
+ * @param failover  what the failover row counted besides, for its sides; null elsewhere
  */
-public record SideResult(Side side, int items, String sink, int wrong, long millis, double perSecond, FleetFigures fleet) {
+public record SideResult(Side side, int items, String sink, int wrong, long millis, double perSecond, FleetFigures fleet,
+                         FailoverFigures failover) {
+    SideResult(Side side, int items, String sink, int wrong, long millis, double perSecond, FleetFigures fleet) {
+        this(side, items, sink, wrong, millis, perSecond, fleet, null);
+    }
+
     SideResult(Side side, int items, String sink, int wrong, long millis, double perSecond) {
         this(side, items, sink, wrong, millis, perSecond, null);
     }

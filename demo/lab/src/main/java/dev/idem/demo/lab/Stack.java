@@ -2,6 +2,7 @@ package dev.idem.demo.lab;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
@@ -188,6 +189,18 @@ final class Stack implements AutoCloseable {
     }
 
     /** Every charge the card gateway on {@code port} has. */
+    /** Charge requests the gateway answered as replays of a charge already made, by its idempotency key (GET /ledger's "replaysPerKey"). */
+    static Map<String, Long> replays(int port) {
+        LabHttp.Result result = LabHttp.get(port, "/ledger", Duration.ofSeconds(30));
+        if (result.response() == null || result.response().status() != 200) {
+            throw new IllegalStateException("GET /ledger on the card gateway failed: "
+                    + (result.response() == null ? result.failure() : "status " + result.response().status()));
+        }
+        Map<String, Long> replays = new HashMap<>();
+        JSON.readTree(result.response().body()).path("replaysPerKey").properties().forEach(e -> replays.put(e.getKey(), e.getValue().asLong()));
+        return replays;
+    }
+
     static List<LedgerCharge> ledger(int port) {
         LabHttp.Result result = LabHttp.get(port, "/ledger", Duration.ofSeconds(30));
         if (result.response() == null || result.response().status() != 200) {

@@ -81,6 +81,7 @@ final class TableRenderer {
         ledgerTable(out, report);
         patternTable(out, report);
         out.append(FleetReport.text(report));
+        out.append(FailoverReport.text(report));
         return out.toString();
     }
 

@@ -12,7 +12,7 @@ class CatalogueTest {
     @Test
     void everyPatternRowHasANaiveSideThatFailsAndAnIdempotentSideThatHolds() {
         assertThat(Patterns.all()).extracting(PatternRow::id).containsExactly("redis-restart", "lock-cost", "upsert-redelivery",
-                "state-vs-increment", "window-rerun", "kafka-eos", "kafka-boundary", "fleet");
+                "state-vs-increment", "window-rerun", "kafka-eos", "kafka-boundary", "fleet", "failover");
         for (PatternRow row : Patterns.all()) {
             assertThat(row.sides().get(0).expected()).as(row.id() + " starts with its naive side").isEqualTo(Verdict.FAILS);
             assertThat(row.sides().subList(1, row.sides().size())).as(row.id() + ": the other sides hold")
@@ -34,7 +34,9 @@ class CatalogueTest {
         assertThat(inbox.patterns()).extracting(PatternRow::id).containsExactly("window-rerun");
 
         assertThat(Catalogue.select(List.of("keys")).scenarios()).hasSize(9).noneMatch(Scenario::messaging);
-        assertThat(Catalogue.select(List.of()).patterns()).hasSize(Patterns.all().size());
+        // Every row but the opt-in one, which runs only when named.
+        assertThat(Catalogue.select(List.of()).patterns()).hasSize(Patterns.all().size() - 1).doesNotContain(FailoverRow.ROW)
+                .isEqualTo(Patterns.byDefault());
         assertThat(Catalogue.select(List.of()).scenarios()).hasSize(Scenarios.all().size());
     }
 

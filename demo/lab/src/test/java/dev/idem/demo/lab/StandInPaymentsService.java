@@ -8,8 +8,10 @@ import dev.idem.Fingerprint;
 import dev.idem.Idem;
 import dev.idem.IdempotencyKey;
 import dev.idem.InvalidKeyException;
+import dev.idem.LeaseLostException;
 import dev.idem.Outcome;
 import dev.idem.Scope;
+import dev.idem.StoreException;
 import dev.idem.StoredResponse;
 import dev.idem.jdbc.JdbcIdempotencyStore;
 import dev.idem.jdbc.Sqlite;
@@ -29,6 +31,11 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -36,6 +43,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.Executors;
+import javax.sql.DataSource;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ObjectNode;
@@ -58,10 +66,13 @@ public final class StandInPaymentsService {
     private final Idem idem;
     private final URI charges;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    /** The service's own payment rows (the fleet's checker reads them), for the JDBC variants; null for the memory store. */
+    private final DataSource payments;
 
-    private StandInPaymentsService(String variant, IdempotencyStore store, String gatewayUrl) {
+    private StandInPaymentsService(String variant, IdempotencyStore store, DataSource payments, String gatewayUrl) {
         this.variant = variant;
         this.store = store;
+        this.payments = payments;
         // A short lease: after a SIGKILL the key is taken over within seconds.
         this.idem = Idem.builder().store(store).lease(Duration.ofSeconds(2)).build();
         this.charges = URI.create(gatewayUrl + "/charges");
@@ -78,6 +89,7 @@ public final class StandInPaymentsService {
         }
         String variant = flags.getOrDefault("variant", "correct");
         IdempotencyStore store;
+        HikariDataSource pool = null;
         if (variant.equals("memory-store")) {
             store = new NonDurableMemoryStore();
         } else {
@@ -86,11 +98,13 @@ public final class StandInPaymentsService {
             HikariConfig config = new HikariConfig();
             config.setJdbcUrl(flags.containsKey("db") ? flags.get("db") : Sqlite.url(dataDir.resolve("payments.db")));
             config.setMaximumPoolSize(8);
-            JdbcIdempotencyStore jdbc = JdbcIdempotencyStore.builder(new HikariDataSource(config)).tableName("standin_idem_record").build();
+            pool = new HikariDataSource(config);
+            JdbcIdempotencyStore jdbc = JdbcIdempotencyStore.builder(pool).tableName("standin_idem_record").build();
             jdbc.migrate();
+            createPaymentTable(pool);
             store = jdbc;
         }
-        StandInPaymentsService service = new StandInPaymentsService(variant, store, flags.get("gateway.url"));
+        StandInPaymentsService service = new StandInPaymentsService(variant, store, pool, flags.get("gateway.url"));
         HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), Integer.parseInt(flags.get("server.port"))), 128);
         server.setExecutor(Executors.newFixedThreadPool(16));
         server.createContext(PaymentsServiceContract.PAYMENTS_PATH, service::payments);
@@ -123,6 +137,14 @@ public final class StandInPaymentsService {
             answer(exchange, execute(key, fingerprint, body));
         } catch (InvalidKeyException e) {
             problem(exchange, 400, e.getMessage());
+        } catch (LeaseLostException e) {
+            // Another owner took the key over; its result stands and a retry gets it.
+            exchange.getResponseHeaders().add("Retry-After", "1");
+            problem(exchange, 409, "the key was taken over by another request");
+        } catch (StoreException | DatabaseFailure e) {
+            // The database is out of reach (a failover): nothing was stored, so a retry is safe.
+            exchange.getResponseHeaders().add("Retry-After", "1");
+            problem(exchange, 503, "the database is unavailable");
         } catch (RuntimeException e) {
             problem(exchange, 502, "payment failed: " + e.getClass().getSimpleName());
         } finally {
@@ -149,11 +171,75 @@ public final class StandInPaymentsService {
             }
             default -> {
                 return idem.execute(SCOPE, key, fingerprint, run -> {
-                    String id = run.phase("create", k -> "pay_" + UUID.randomUUID());
+                    String id = run.phase("create", requestKey -> createPending(requestKey, body.get("card").asString()));
                     String chargeId = run.phase("charge", downstreamKey -> charge(downstreamKey, body));
+                    run.phase("mark-paid", ignored -> markPaid(id, chargeId));
                     return response(paid(id, chargeId, body));
                 });
             }
+        }
+    }
+
+    /** A failed statement of the service's own payment table. */
+    private static final class DatabaseFailure extends RuntimeException {
+        DatabaseFailure(SQLException cause) {
+            super("payment table: " + cause.getMessage(), cause);
+        }
+    }
+
+    private static void createPaymentTable(DataSource pool) throws SQLException {
+        String ddl = "CREATE TABLE IF NOT EXISTS payment (id VARCHAR(64) PRIMARY KEY, request_key VARCHAR(200) NOT NULL UNIQUE,"
+                + " card VARCHAR(200) NOT NULL, status VARCHAR(16) NOT NULL, charge_id VARCHAR(200))";
+        for (int attempt = 1; ; attempt++) {
+            try (Connection c = pool.getConnection(); Statement st = c.createStatement()) {
+                st.execute(ddl);
+                return;
+            } catch (SQLException e) {
+                // Instances starting at once: PostgreSQL's IF NOT EXISTS is not atomic, the loser fails once the winner commits.
+                if (attempt >= 3) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    /** The pending payment row of this request (a re-run finds the same row); its id. */
+    private String createPending(String requestKey, String card) {
+        if (payments == null) {
+            return "pay_" + UUID.randomUUID();
+        }
+        try (Connection c = payments.getConnection()) {
+            try (PreparedStatement insert = c.prepareStatement("INSERT INTO payment (id, request_key, card, status) VALUES (?, ?, ?, 'pending')"
+                    + " ON CONFLICT (request_key) DO NOTHING")) {
+                insert.setString(1, "pay_" + UUID.randomUUID());
+                insert.setString(2, requestKey);
+                insert.setString(3, card);
+                insert.executeUpdate();
+            }
+            try (PreparedStatement select = c.prepareStatement("SELECT id FROM payment WHERE request_key = ?")) {
+                select.setString(1, requestKey);
+                try (ResultSet rs = select.executeQuery()) {
+                    rs.next();
+                    return rs.getString(1);
+                }
+            }
+        } catch (SQLException e) {
+            throw new DatabaseFailure(e);
+        }
+    }
+
+    private String markPaid(String id, String chargeId) {
+        if (payments == null) {
+            return id;
+        }
+        try (Connection c = payments.getConnection();
+             PreparedStatement update = c.prepareStatement("UPDATE payment SET status = 'paid', charge_id = ? WHERE id = ?")) {
+            update.setString(1, chargeId);
+            update.setString(2, id);
+            update.executeUpdate();
+            return id;
+        } catch (SQLException e) {
+            throw new DatabaseFailure(e);
         }
     }
 
