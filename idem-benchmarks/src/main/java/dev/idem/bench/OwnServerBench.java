@@ -5,7 +5,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.idem.jdbc.Dialect;
 import dev.idem.jdbc.JdbcIdempotencyStore;
 import dev.idem.jdbc.internal.HeaderCodec;
-import dev.idem.jdbc.internal.SqlStatements;
+import dev.idem.jdbc.support.SqlStatements;
 import dev.idem.redis.RedisIdempotencyStore;
 import dev.idem.redis.internal.KeyLayout;
 import dev.idem.redis.internal.LuaScript;

@@ -4,7 +4,7 @@ import dev.idem.inbox.BrokerBatch;
 import dev.idem.inbox.Inbox;
 import dev.idem.inbox.InboxMessage;
 import dev.idem.inbox.InboxOutcome;
-import dev.idem.jdbc.internal.Guard;
+import dev.idem.spi.ListenerCalls;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -155,7 +155,7 @@ public final class ConsumerLoop<M> {
     public void ackFailed(M message, Exception failure) {
         LOG.log(System.Logger.Level.INFO, "consumer " + consumer + " on " + source + ": an acknowledgement was not confirmed ("
                 + failure + "); the broker delivers the message again and the inbox answers DUPLICATE");
-        Guard.run("ackFailed", () -> listener.ackFailed(consumer, message, failure));
+        ListenerCalls.run("ackFailed", () -> listener.ackFailed(consumer, message, failure));
     }
 
     /**
@@ -178,26 +178,26 @@ public final class ConsumerLoop<M> {
         }
         String id = quarantined.id();
         if (outcome.status() == InboxOutcome.Status.QUARANTINED) {
-            Guard.run("quarantined", () -> listener.quarantined(consumer, message, id));
+            ListenerCalls.run("quarantined", () -> listener.quarantined(consumer, message, id));
         } else if (outcome.status() == InboxOutcome.Status.DUPLICATE) {
-            Guard.run("duplicate", () -> listener.duplicate(consumer, message, id));
+            ListenerCalls.run("duplicate", () -> listener.duplicate(consumer, message, id));
         } else {
-            Guard.run("failed", () -> listener.failed(consumer, message, id, outcome.attempts(), cause));
+            ListenerCalls.run("failed", () -> listener.failed(consumer, message, id, outcome.attempts(), cause));
         }
         return outcome;
     }
 
     /** For an adapter: broker positions were committed (see {@link ConsumerListener#positionsCommitted}). */
     public void positionsCommitted(Map<String, Long> positions, boolean inDatabase) {
-        Guard.run("positionsCommitted", () -> listener.positionsCommitted(consumer, positions, inDatabase));
+        ListenerCalls.run("positionsCommitted", () -> listener.positionsCommitted(consumer, positions, inDatabase));
     }
 
     /** For an adapter: the broker gave ({@code assigned} true) or took these sources. */
     public void assignment(Collection<String> sources, boolean assigned) {
         if (assigned) {
-            Guard.run("assigned", () -> listener.assigned(consumer, sources));
+            ListenerCalls.run("assigned", () -> listener.assigned(consumer, sources));
         } else {
-            Guard.run("revoked", () -> listener.revoked(consumer, sources));
+            ListenerCalls.run("revoked", () -> listener.revoked(consumer, sources));
         }
     }
 
@@ -228,7 +228,7 @@ public final class ConsumerLoop<M> {
         try {
             adapter.release(cause);
         } finally {
-            Guard.run("stopped", () -> listener.stopped(consumer, reported));
+            ListenerCalls.run("stopped", () -> listener.stopped(consumer, reported));
         }
     }
 
@@ -277,13 +277,13 @@ public final class ConsumerLoop<M> {
             LOG.log(System.Logger.Level.WARNING, text);
             adapter.refuse(message, text);
             refused.incrementAndGet();
-            Guard.run("refused", () -> listener.refused(consumer, message, text));
+            ListenerCalls.run("refused", () -> listener.refused(consumer, message, text));
         }
 
         @Override
         public void storeFailed(List<M> messages, RuntimeException e) throws InterruptedException {
             // Nothing committed, nothing counted: give the database a moment, then let the broker redeliver.
-            Guard.run("storeFailed", () -> listener.storeFailed(consumer, messages.size(), e));
+            ListenerCalls.run("storeFailed", () -> listener.storeFailed(consumer, messages.size(), e));
             LOG.log(System.Logger.Level.WARNING, "consumer " + consumer + " on " + source + ": the inbox failed (" + e + "); "
                     + messages.size() + " messages go back to the broker after " + storeFailureBackoff);
             LOG.log(System.Logger.Level.DEBUG, "the inbox's failure", e);
@@ -306,20 +306,20 @@ public final class ConsumerLoop<M> {
             switch (outcome.status()) {
                 case PROCESSED -> {
                     adapter.ack(message);
-                    Guard.run("processed", () -> listener.processed(consumer, message, id));
+                    ListenerCalls.run("processed", () -> listener.processed(consumer, message, id));
                 }
                 case DUPLICATE -> {
                     adapter.ack(message);
-                    Guard.run("duplicate", () -> listener.duplicate(consumer, message, id));
+                    ListenerCalls.run("duplicate", () -> listener.duplicate(consumer, message, id));
                 }
                 case QUARANTINED -> {
                     adapter.quarantined(message);
-                    Guard.run("quarantined", () -> listener.quarantined(consumer, message, id));
+                    ListenerCalls.run("quarantined", () -> listener.quarantined(consumer, message, id));
                 }
                 case FAILED -> {
                     adapter.redeliver(message);
                     Throwable cause = outcome.failure().orElse(null);
-                    Guard.run("failed", () -> listener.failed(consumer, message, id, outcome.attempts(), cause));
+                    ListenerCalls.run("failed", () -> listener.failed(consumer, message, id, outcome.attempts(), cause));
                 }
                 default -> throw new IllegalStateException("unknown outcome " + outcome);
             }

@@ -1,4 +1,4 @@
-package dev.idem.jdbc.internal;
+package dev.idem.jdbc.support;
 
 import dev.idem.jdbc.Dialect;
 import java.io.IOException;
