@@ -57,6 +57,20 @@ class HarnessSmokeTest {
     }
 
     @Test
+    void rawSqlLinesBindTheHeadersTextTheStoreWrites() throws Exception {
+        try (HikariDataSource ds = StoreBench.sqlitePool(dir.resolve("headers.db"), 1)) {
+            JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(ds).build();
+            store.migrate();
+            StoreBench.populate(store, 1);
+            try (java.sql.Connection c = ds.getConnection(); java.sql.Statement st = c.createStatement();
+                 java.sql.ResultSet rs = st.executeQuery("SELECT headers FROM idem_record")) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getString(1)).isEqualTo(StoreBench.STORED_HEADERS);
+            }
+        }
+    }
+
+    @Test
     void natsKvLinesRunOnOneNodeAndOnThreeReplicasAgainstTheRawClient() throws Exception {
         RealServices.natsUrl(); // skips, or fails when required, without the machine's NATS server
         if (StandaloneRedis.binary("nats-server").isEmpty() && !Files.isExecutable(Path.of("/usr/sbin/nats-server"))) {

@@ -1,5 +1,6 @@
 package dev.idem.inbox;
 
+import dev.idem.spi.Arguments;
 import dev.idem.StoreException;
 import dev.idem.jdbc.Dialect;
 import dev.idem.jdbc.JdbcComponentBuilder;
@@ -493,11 +494,7 @@ public final class Inbox implements Purgeable {
          * redelivery horizon: a redelivery after it runs the handler again.
          */
         public Builder retention(Duration retention) {
-            Objects.requireNonNull(retention, "retention is null");
-            if (retention.toMillis() < 1) {
-                throw new IllegalArgumentException("retention must be at least 1 ms, was " + retention);
-            }
-            this.retention = retention;
+            this.retention = Arguments.atLeastOneMilli("retention", retention);
             return this;
         }
 

@@ -6,6 +6,7 @@ import dev.idem.inbox.consumer.MessageIdExtractor;
 import dev.idem.inbox.BrokerBatch;
 import dev.idem.inbox.Inbox;
 import dev.idem.inbox.InboxMessage;
+import dev.idem.spi.Arguments;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -204,14 +205,6 @@ public final class IdempotentKafkaConsumer<K, V> implements Runnable, AutoClosea
         return value.toString().getBytes(StandardCharsets.UTF_8);
     }
 
-    private static Duration checkDuration(String what, Duration value, Duration min, Duration max) {
-        Objects.requireNonNull(value, what + " is null");
-        if (value.compareTo(min) < 0 || value.compareTo(max) > 0) {
-            throw new IllegalArgumentException(what + " must be between " + min + " and " + max + ", was " + value);
-        }
-        return value;
-    }
-
     // ---- builder ------------------------------------------------------------------------------------------------
 
     /**
@@ -312,13 +305,13 @@ public final class IdempotentKafkaConsumer<K, V> implements Runnable, AutoClosea
 
         /** How long one poll waits for records: 1 ms to 1 min, default 500 ms. */
         public Builder<K, V> pollTimeout(Duration pollTimeout) {
-            this.pollTimeout = checkDuration("pollTimeout", pollTimeout, Duration.ofMillis(1), Duration.ofMinutes(1));
+            this.pollTimeout = Arguments.between("pollTimeout", pollTimeout, Duration.ofMillis(1), Duration.ofMinutes(1));
             return this;
         }
 
         /** How long a {@code commitSync} may take: 1 ms to 10 min, default 30 s. */
         public Builder<K, V> commitTimeout(Duration commitTimeout) {
-            this.commitTimeout = checkDuration("commitTimeout", commitTimeout, Duration.ofMillis(1), Duration.ofMinutes(10));
+            this.commitTimeout = Arguments.between("commitTimeout", commitTimeout, Duration.ofMillis(1), Duration.ofMinutes(10));
             return this;
         }
 
@@ -328,14 +321,14 @@ public final class IdempotentKafkaConsumer<K, V> implements Runnable, AutoClosea
          * 0 to 1 min, default 1 s.
          */
         public Builder<K, V> retryBackoff(Duration retryBackoff) {
-            this.retryBackoff = checkDuration("retryBackoff", retryBackoff, Duration.ZERO, Duration.ofMinutes(1));
+            this.retryBackoff = Arguments.between("retryBackoff", retryBackoff, Duration.ZERO, Duration.ofMinutes(1));
             storeFailureBackoffChecked(retryBackoff);
             return this;
         }
 
         /** How long {@link #close()} waits for the loop and the Kafka consumer to close: 0 to 10 min, default 30 s. */
         public Builder<K, V> closeTimeout(Duration closeTimeout) {
-            this.closeTimeout = checkDuration("closeTimeout", closeTimeout, Duration.ZERO, Duration.ofMinutes(10));
+            this.closeTimeout = Arguments.between("closeTimeout", closeTimeout, Duration.ZERO, Duration.ofMinutes(10));
             return this;
         }
 

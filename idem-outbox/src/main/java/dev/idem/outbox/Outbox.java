@@ -1,5 +1,6 @@
 package dev.idem.outbox;
 
+import dev.idem.spi.Arguments;
 import dev.idem.StoreException;
 import dev.idem.jdbc.Dialect;
 import dev.idem.jdbc.JdbcComponentBuilder;
@@ -433,11 +434,7 @@ public final class Outbox implements Purgeable {
 
         /** How long a sent event is kept before it may be purged; default 1 day. */
         public Builder retention(Duration retention) {
-            Objects.requireNonNull(retention, "retention is null");
-            if (retention.toMillis() < 1) {
-                throw new IllegalArgumentException("retention must be at least 1 ms, was " + retention);
-            }
-            this.retention = retention;
+            this.retention = Arguments.atLeastOneMilli("retention", retention);
             return this;
         }
 

@@ -134,6 +134,13 @@ public final class Migrator {
         };
     }
 
+    /**
+     * Applies the track's migrations that its history table does not list yet, on {@code c}, each in a
+     * transaction of its own under the dialect's lock; {@code c}'s auto-commit is as it was afterwards.
+     *
+     * @throws SQLException the database's failure; the migration that failed is rolled back where the
+     *                      dialect can (not on MariaDB, whose statements are written to be run again)
+     */
     public void migrate(Connection c) throws SQLException {
         boolean autoCommit = c.getAutoCommit();
         lockSession(c);
