@@ -37,7 +37,7 @@ public final class Isolation {
     }
 
     /** Whether borrowed connections must be switched (the pool's default is another level). */
-    public boolean switches() {
+    boolean switches() {
         return required >= 0 && required != poolDefault;
     }
 

@@ -184,11 +184,6 @@ public final class SqlStatements {
         return sql.replace(placeholder, list);
     }
 
-    /** A resource of idem-jdbc itself, or null. */
-    public static String read(String resource) {
-        return Source.of(Dialect.class).read(resource);
-    }
-
     private static String require(Map<String, String> raw, String name, Dialect dialect, String resource) {
         String sql = raw.get(name);
         if (sql == null) {
