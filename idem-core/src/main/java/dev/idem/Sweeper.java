@@ -1,6 +1,7 @@
 package dev.idem;
 
 import dev.idem.internal.SafeListener;
+import dev.idem.spi.Arguments;
 import dev.idem.spi.Purgeable;
 import java.time.Clock;
 import java.time.Duration;
@@ -194,11 +195,7 @@ public final class Sweeper implements AutoCloseable {
 
         /** Time between runs. Default 1 minute. */
         public Builder interval(Duration interval) {
-            Objects.requireNonNull(interval, "interval is null");
-            if (interval.toMillis() < 1) {
-                throw new IllegalArgumentException("interval must be at least 1 ms, was " + interval);
-            }
-            this.interval = interval;
+            this.interval = Arguments.atLeastOneMilli("interval", interval);
             return this;
         }
 

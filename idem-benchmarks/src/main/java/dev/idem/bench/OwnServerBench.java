@@ -4,20 +4,22 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idem.jdbc.Dialect;
 import dev.idem.jdbc.JdbcIdempotencyStore;
-import dev.idem.jdbc.internal.HeaderCodec;
-import dev.idem.jdbc.internal.SqlStatements;
+import dev.idem.jdbc.support.SqlStatements;
 import dev.idem.redis.RedisIdempotencyStore;
-import dev.idem.redis.internal.KeyLayout;
-import dev.idem.redis.internal.LuaScript;
-import dev.idem.redis.internal.ScriptValues;
-import dev.idem.spi.RecordKey;
-import dev.idem.IdempotencyKey;
+import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -25,6 +27,7 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.ThreadLocalRandom;
@@ -36,8 +39,9 @@ import java.util.concurrent.TimeUnit;
  * of the server. MariaDB ({@code mariadb}): the store's own two statements, read from idem-jdbc's
  * resources, through the MariaDB driver on a HikariCP pool of the same size, each statement committing
  * by itself as the store's do. Redis ({@code redis-raw}): the store's own claim and complete scripts,
- * by {@code EVALSHA} on one shared Lettuce connection as the store uses, with the same keys and
- * arguments, on a private master (and replica) persisting with {@code appendfsync everysec}.
+ * as idem-redis ships them, by {@code EVALSHA} on one shared Lettuce connection as the store uses, with
+ * keys of the store's layout and the store's arguments (the stored headers read back from a record the
+ * store wrote), on a private master (and replica) persisting with {@code appendfsync everysec}.
  */
 final class OwnServerBench {
     static final String MARIADB = "mariadb";
@@ -143,7 +147,7 @@ final class OwnServerBench {
                                    List<Latencies> latencies) throws InterruptedException {
         String claim = sql.get("claim");
         String complete = sql.get("complete");
-        String headers = HeaderCodec.encode(StoreBench.RESPONSE.headers());
+        String headers = StoreBench.STORED_HEADERS;
         return LoadLoop.run(threads, warmup, window, t -> {
             SplittableRandom random = new SplittableRandom(ThreadLocalRandom.current().nextLong());
             return () -> {
@@ -228,7 +232,8 @@ final class OwnServerBench {
              RedisIdempotencyStore store = RedisIdempotencyStore.builder(single.uri()).build()) {
             client = RedisClient.create(single.uri());
             try (StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE)) {
-                RawScripts raw = new RawScripts(connection.sync());
+                StoreBench.claimAndComplete(store, "raw-headers");
+                RawScripts raw = new RawScripts(connection.sync(), RawScripts.storedHeaders(connection.sync()));
                 RedisClient admin = client;
                 for (int threads : options.threads) {
                     Bench.progress("store Redis claim+complete, idem and raw EVALSHA in turns, " + threads + " threads");
@@ -262,41 +267,108 @@ final class OwnServerBench {
         return rows;
     }
 
-    /** The store's claim and complete scripts by {@code EVALSHA}, with the store's keys and arguments. */
+    /**
+     * The store's claim and complete scripts by {@code EVALSHA}: the texts idem-redis ships, each its
+     * shared {@code common.lua} followed by the operation's file (as the store sends them), with keys of
+     * the store's layout ({@code idem:{<shard>}r:<base64url SHA-256>} and the shard's expiry index) and
+     * the store's arguments.
+     */
     static final class RawScripts {
-        private static final LuaScript CLAIM = LuaScript.load("claim");
-        private static final LuaScript COMPLETE = LuaScript.load("complete");
+        private static final byte[] CLAIM = script("claim");
+        private static final byte[] COMPLETE = script("complete");
         private final RedisCommands<byte[], byte[]> redis;
-        private final KeyLayout layout = new KeyLayout("idem:");
-        private final byte[] fingerprint = ScriptValues.ascii(StoreBench.FINGERPRINT.value());
-        private final byte[] lease = ScriptValues.number(StoreBench.LEASE.toMillis());
-        private final byte[] retention = ScriptValues.number(StoreBench.RETENTION.toMillis());
-        private final byte[] grace = ScriptValues.number(RedisIdempotencyStore.EXPIRY_GRACE.toMillis());
-        private final byte[] status = ScriptValues.number(StoreBench.RESPONSE.status());
-        private final byte[] headers = dev.idem.redis.internal.HeaderCodec.encode(StoreBench.RESPONSE.headers());
+        private final byte[] fingerprint = ascii(StoreBench.FINGERPRINT.value());
+        private final byte[] lease = number(StoreBench.LEASE.toMillis());
+        private final byte[] retention = number(StoreBench.RETENTION.toMillis());
+        private final byte[] grace = number(RedisIdempotencyStore.EXPIRY_GRACE.toMillis());
+        private final byte[] status = number(StoreBench.RESPONSE.status());
+        private final byte[] headers;
         private final byte[] body = StoreBench.RESPONSE.body();
+        private String claimSha;
+        private String completeSha;
 
-        RawScripts(RedisCommands<byte[], byte[]> redis) {
+        /** @param headers {@link StoreBench#RESPONSE}'s headers as the store stores them ({@link #storedHeaders}) */
+        RawScripts(RedisCommands<byte[], byte[]> redis, byte[] headers) {
             this.redis = redis;
+            this.headers = headers.clone();
         }
 
         /** After a FLUSHALL: SCRIPT LOAD both (FLUSHALL keeps scripts, but a restart would not). */
         void load() {
-            redis.scriptLoad(CLAIM.text());
-            redis.scriptLoad(COMPLETE.text());
+            claimSha = redis.scriptLoad(CLAIM);
+            completeSha = redis.scriptLoad(COMPLETE);
         }
 
         void claimAndComplete(String key) {
-            KeyLayout.Keys keys = layout.of(new RecordKey(StoreBench.SCOPE, IdempotencyKey.of(key)));
-            List<Object> claimed = redis.evalsha(CLAIM.sha1(), ScriptOutputType.MULTI, keys.both(), fingerprint, lease, retention, grace);
+            byte[][] keys = keys(key);
+            List<Object> claimed = redis.evalsha(claimSha, ScriptOutputType.MULTI, keys, fingerprint, lease, retention, grace);
             if (((Long) claimed.get(0)) != 1L) {
                 throw new AssertionError("a new key did not acquire: " + claimed.get(0));
             }
-            byte[] token = ScriptValues.number((Long) claimed.get(1));
-            Long done = redis.evalsha(COMPLETE.sha1(), ScriptOutputType.INTEGER, keys.both(), token, status, headers, body, retention, grace);
+            byte[] token = number((Long) claimed.get(1));
+            Long done = redis.evalsha(completeSha, ScriptOutputType.INTEGER, keys, token, status, headers, body, retention, grace);
             if (done != 1L) {
                 throw new AssertionError("complete did not apply");
             }
+        }
+
+        /**
+         * The headers field ({@code h}) of the one completed record in a database where the store has
+         * completed exactly one key with {@link StoreBench#RESPONSE}: the bytes the store sends.
+         */
+        static byte[] storedHeaders(RedisCommands<byte[], byte[]> redis) {
+            KeyScanCursor<byte[]> cursor = redis.scan(ScanArgs.Builder.matches("idem:*r:*").limit(1000));
+            while (cursor.getKeys().isEmpty() && !cursor.isFinished()) {
+                cursor = redis.scan(cursor, ScanArgs.Builder.matches("idem:*r:*").limit(1000));
+            }
+            if (cursor.getKeys().size() != 1) {
+                throw new IllegalStateException("expected the one record the store wrote, found " + cursor.getKeys().size());
+            }
+            byte[] headers = redis.hget(cursor.getKeys().get(0), ascii("h"));
+            if (headers == null) {
+                throw new IllegalStateException("the store's record has no headers field");
+            }
+            return headers;
+        }
+
+        /** A record key and its shard's index, shaped as the store's (the shard is the digest's first byte). */
+        static byte[][] keys(String key) {
+            byte[] digest = sha256(key.getBytes(StandardCharsets.UTF_8));
+            String shard = String.format("{%02x}", digest[0] & 0xFF);
+            return new byte[][] {ascii("idem:" + shard + "r:" + Base64.getUrlEncoder().withoutPadding().encodeToString(digest)),
+                    ascii("idem:" + shard + "expiry")};
+        }
+
+        private static byte[] script(String operation) {
+            return (resource("common") + "\n" + resource(operation)).getBytes(StandardCharsets.UTF_8);
+        }
+
+        private static String resource(String name) {
+            String path = "/dev/idem/redis/" + name + ".lua";
+            try (InputStream in = RedisIdempotencyStore.class.getResourceAsStream(path)) {
+                if (in == null) {
+                    throw new IllegalStateException(path + " is not in idem-redis' jar");
+                }
+                return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+
+        private static byte[] sha256(byte[] bytes) {
+            try {
+                return MessageDigest.getInstance("SHA-256").digest(bytes);
+            } catch (NoSuchAlgorithmException e) {
+                throw new IllegalStateException("SHA-256 is required of every JDK", e);
+            }
+        }
+
+        private static byte[] number(long n) {
+            return ascii(Long.toString(n));
+        }
+
+        private static byte[] ascii(String s) {
+            return s.getBytes(StandardCharsets.US_ASCII);
         }
     }
 }

@@ -7,7 +7,7 @@ import com.sun.net.httpserver.HttpServer;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idem.jdbc.Dialect;
 import dev.idem.jdbc.JdbcIdempotencyStore;
-import dev.idem.jdbc.internal.SqlStatements;
+import dev.idem.jdbc.support.SqlStatements;
 import dev.idem.testing.NatsCluster;
 import dev.idem.testing.RealServices;
 import dev.idem.testing.RedisCluster;
@@ -53,6 +53,20 @@ class HarnessSmokeTest {
             assertThat(replay.ops()).isPositive();
             assertThat(replay.errors()).isZero();
             assertThat(replay.p99Millis()).isGreaterThanOrEqualTo(replay.p50Millis());
+        }
+    }
+
+    @Test
+    void rawSqlLinesBindTheHeadersTextTheStoreWrites() throws Exception {
+        try (HikariDataSource ds = StoreBench.sqlitePool(dir.resolve("headers.db"), 1)) {
+            JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(ds).build();
+            store.migrate();
+            StoreBench.populate(store, 1);
+            try (java.sql.Connection c = ds.getConnection(); java.sql.Statement st = c.createStatement();
+                 java.sql.ResultSet rs = st.executeQuery("SELECT headers FROM idem_record")) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getString(1)).isEqualTo(StoreBench.STORED_HEADERS);
+            }
         }
     }
 

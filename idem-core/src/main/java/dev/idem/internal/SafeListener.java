@@ -2,23 +2,18 @@ package dev.idem.internal;
 
 import dev.idem.IdemListener;
 import dev.idem.Scope;
+import dev.idem.spi.ListenerCalls;
 
-/** Calls a user's listener and swallows (logs) what it throws: observability must not change outcomes. */
+/** The engine's listener, each event called through {@link ListenerCalls}: observability must not change outcomes. */
 public final class SafeListener implements IdemListener {
-    private static final System.Logger LOG = System.getLogger("dev.idem.listener");
-
     private final IdemListener delegate;
 
     public SafeListener(IdemListener delegate) {
         this.delegate = delegate;
     }
 
-    private void guard(String event, Runnable call) {
-        try {
-            call.run();
-        } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "idem listener failed on " + event + "; ignored", e);
-        }
+    private static void guard(String event, Runnable call) {
+        ListenerCalls.run(event, call);
     }
 
     @Override

@@ -3,7 +3,7 @@ package dev.idem.docs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idem.jdbc.Dialect;
-import dev.idem.jdbc.internal.Migrator;
+import dev.idem.jdbc.support.Migrator;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;

@@ -1,17 +1,18 @@
 package dev.idem.inbox;
 
+import dev.idem.spi.Arguments;
 import dev.idem.StoreException;
 import dev.idem.jdbc.Dialect;
 import dev.idem.jdbc.JdbcComponentBuilder;
 import dev.idem.jdbc.JdbcIdempotencyStore;
-import dev.idem.jdbc.internal.Guard;
-import dev.idem.jdbc.internal.Jdbc;
-import dev.idem.jdbc.internal.Migrator;
-import dev.idem.jdbc.internal.SqlStatements;
-import dev.idem.jdbc.internal.StoreCalls;
-import dev.idem.jdbc.internal.Tables;
-import dev.idem.jdbc.internal.Transactions.SqlWork;
-import dev.idem.jdbc.internal.Transactions;
+import dev.idem.spi.ListenerCalls;
+import dev.idem.jdbc.support.FailureText;
+import dev.idem.jdbc.support.Migrator;
+import dev.idem.jdbc.support.SqlStatements;
+import dev.idem.jdbc.support.StoreCalls;
+import dev.idem.jdbc.support.Tables;
+import dev.idem.jdbc.support.Transactions.SqlWork;
+import dev.idem.jdbc.support.Transactions;
 import dev.idem.spi.Purgeable;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -81,7 +82,7 @@ import javax.sql.DataSource;
 public final class Inbox implements Purgeable {
     /** Ids per claim statement: 3 parameters each keeps a statement far below every driver's limit. */
     static final int CLAIM_CHUNK = 500;
-    static final int MAX_ERROR_MESSAGE = Jdbc.MAX_ERROR_MESSAGE;
+    static final int MAX_ERROR_MESSAGE = FailureText.MAX_ERROR_MESSAGE;
     /** Claims run again after a deadlock the database broke (MariaDB), at most this often. */
     static final int STATE_QUARANTINED = 2;
     static final int STATE_PROCESSED = 1;
@@ -122,6 +123,18 @@ public final class Inbox implements Purgeable {
                 "inbox_release_quarantined", "inbox_quarantine_delete", "inbox_replay_failure", "inbox_purge", "inbox_purge_failures"));
         names.addAll(Migrator.requiredStatements(dialect));
         return names;
+    }
+
+    /**
+     * The inbox's rule for consumer names (1–200 visible ASCII characters), for a name set elsewhere
+     * than on the inbox's own calls: a consumer builder's setting, a Kafka group id, a listener's id.
+     *
+     * @param what the setting named in the error, e.g. {@code consumerName}
+     * @return {@code name}
+     * @throws IllegalArgumentException naming {@code what} and the rule it breaks
+     */
+    public static String checkConsumerName(String name, String what) {
+        return InboxNames.checkConsumer(name, what);
     }
 
     /** An inbox on {@code dataSource}; the dialect is detected at {@link Builder#build()} unless set. */
@@ -235,7 +248,7 @@ public final class Inbox implements Purgeable {
                     ordered.add(outcomes.get(m.id()));
                 } else {
                     ordered.add(InboxOutcome.duplicate(m.id()));
-                    Guard.run("duplicate", () -> listener.duplicate(consumer, m.id()));
+                    ListenerCalls.run("duplicate", () -> listener.duplicate(consumer, m.id()));
                     if (!Arrays.equals(m.payloadUnsafe(), firsts.get(m.id()).payloadUnsafe())) {
                         InboxTransaction.reportPayloadDiffers(listener, consumer, m.id());
                     }
@@ -377,7 +390,7 @@ public final class Inbox implements Purgeable {
             return purged;
         });
         if (deleted > 0) {
-            Guard.run("purged", () -> listener.purged(deleted));
+            ListenerCalls.run("purged", () -> listener.purged(deleted));
         }
         return deleted;
     }
@@ -484,11 +497,7 @@ public final class Inbox implements Purgeable {
          * redelivery horizon: a redelivery after it runs the handler again.
          */
         public Builder retention(Duration retention) {
-            Objects.requireNonNull(retention, "retention is null");
-            if (retention.toMillis() < 1) {
-                throw new IllegalArgumentException("retention must be at least 1 ms, was " + retention);
-            }
-            this.retention = retention;
+            this.retention = Arguments.atLeastOneMilli("retention", retention);
             return this;
         }
 

@@ -1,6 +1,6 @@
 package dev.idem.inbox;
 
-import dev.idem.jdbc.internal.MessageHeaders;
+import dev.idem.jdbc.support.MessageHeaders;
 import java.util.Map;
 import java.util.Objects;
 

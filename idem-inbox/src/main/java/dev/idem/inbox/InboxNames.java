@@ -1,15 +1,34 @@
 package dev.idem.inbox;
 
-import dev.idem.jdbc.internal.Names;
-
 /** The rules for the names the inbox stores: consumer names and message ids. */
 final class InboxNames {
     private InboxNames() {
     }
 
-    /** The one consumer-name rule, shared with the broker consumers' builders. */
+    /** The consumer-name rule for the inbox's own calls, which name the argument "consumer name". */
     static String checkConsumer(String consumer) {
-        return Names.checkConsumer(consumer, "consumer name");
+        return checkConsumer(consumer, "consumer name");
+    }
+
+    /**
+     * The one consumer-name rule: 1–200 visible ASCII characters (no spaces). The broker consumers'
+     * builders and the Spring listener check it where the name is set ({@link Inbox#checkConsumerName}),
+     * so that the error names the setting that was wrong.
+     *
+     * @param what the setting named in the error, e.g. {@code consumerName}
+     */
+    static String checkConsumer(String consumer, String what) {
+        if (consumer == null || consumer.isEmpty() || consumer.length() > 200) {
+            throw new IllegalArgumentException(what + " must have 1-200 characters, was "
+                    + (consumer == null ? "null" : consumer.length() + " characters"));
+        }
+        for (int i = 0; i < consumer.length(); i++) {
+            char ch = consumer.charAt(i);
+            if (ch < 0x21 || ch > 0x7e) {
+                throw new IllegalArgumentException(what + " must be visible ASCII (no spaces), has another character at position " + i);
+            }
+        }
+        return consumer;
     }
 
     /**

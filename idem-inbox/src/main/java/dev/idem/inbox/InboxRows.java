@@ -1,9 +1,9 @@
 package dev.idem.inbox;
 
-import dev.idem.jdbc.internal.Guard;
-import dev.idem.jdbc.internal.Jdbc;
-import dev.idem.jdbc.internal.MessageHeaders;
-import dev.idem.jdbc.internal.SqlStatements;
+import dev.idem.spi.ListenerCalls;
+import dev.idem.jdbc.support.FailureText;
+import dev.idem.jdbc.support.MessageHeaders;
+import dev.idem.jdbc.support.SqlStatements;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -186,7 +186,7 @@ final class InboxRows {
             Integer state = states(c, consumer, List.of(id)).get(id);
             if (state != null && state != Inbox.STATE_QUARANTINED) {
                 c.commit();
-                Guard.run("duplicate", () -> listener.duplicate(consumer, id));
+                ListenerCalls.run("duplicate", () -> listener.duplicate(consumer, id));
                 return InboxOutcome.duplicate(id);
             }
             int counted;
@@ -211,12 +211,12 @@ final class InboxRows {
             if (attempts >= maxAttempts && update(c, "inbox_quarantine_claim", consumer, id) == 1) {
                 update(c, "inbox_quarantine_mark", consumer, id);
                 c.commit();
-                Guard.run("quarantined", () -> listener.quarantined(consumer, id, attempts));
+                ListenerCalls.run("quarantined", () -> listener.quarantined(consumer, id, attempts));
                 return InboxOutcome.quarantined(id, attempts, cause);
             }
             // Below the limit, or another delivery of the message was processed meanwhile.
             c.commit();
-            Guard.run("failed", () -> listener.failed(consumer, id, attempts, cause));
+            ListenerCalls.run("failed", () -> listener.failed(consumer, id, attempts, cause));
             return InboxOutcome.failed(id, attempts, cause);
         } catch (SQLException | RuntimeException e) {
             e.addSuppressed(cause);
@@ -252,6 +252,6 @@ final class InboxRows {
         } catch (RuntimeException e) {
             text = "(quarantineError's function threw " + e.getClass().getName() + ")";
         }
-        return Jdbc.truncate(text, Inbox.MAX_ERROR_MESSAGE);
+        return FailureText.truncate(text, Inbox.MAX_ERROR_MESSAGE);
     }
 }

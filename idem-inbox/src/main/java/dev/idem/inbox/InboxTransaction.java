@@ -1,7 +1,7 @@
 package dev.idem.inbox;
 
-import dev.idem.jdbc.internal.Guard;
-import dev.idem.jdbc.internal.Transactions;
+import dev.idem.spi.ListenerCalls;
+import dev.idem.jdbc.support.Transactions;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -54,7 +54,7 @@ final class InboxTransaction {
         requireTransaction(c, consumer);
         steps.beforeCommit(c, List.of(id));
         c.commit();
-        Guard.run("processed", () -> listener.processed(consumer, id));
+        ListenerCalls.run("processed", () -> listener.processed(consumer, id));
         return InboxOutcome.processed(id);
     }
 
@@ -110,7 +110,7 @@ final class InboxTransaction {
         for (String id : firsts.keySet()) {
             if (allNew || claimed.contains(id)) {
                 outcomes.put(id, InboxOutcome.processed(id));
-                Guard.run("processed", () -> listener.processed(consumer, id));
+                ListenerCalls.run("processed", () -> listener.processed(consumer, id));
             } else {
                 report(consumer, outcomes.get(id), differ.contains(id));
             }
@@ -142,7 +142,7 @@ final class InboxTransaction {
 
     private void report(String consumer, InboxOutcome outcome, boolean payloadDiffers) {
         if (outcome.status() == InboxOutcome.Status.DUPLICATE) {
-            Guard.run("duplicate", () -> listener.duplicate(consumer, outcome.messageId()));
+            ListenerCalls.run("duplicate", () -> listener.duplicate(consumer, outcome.messageId()));
         }
         if (payloadDiffers) {
             reportPayloadDiffers(listener, consumer, outcome.messageId());
@@ -151,7 +151,7 @@ final class InboxTransaction {
 
     /** The one report of a delivery whose payload differs from the message held under its id. */
     static void reportPayloadDiffers(InboxListener listener, String consumer, String messageId) {
-        Guard.run("payloadDiffers", () -> listener.payloadDiffers(consumer, messageId));
+        ListenerCalls.run("payloadDiffers", () -> listener.payloadDiffers(consumer, messageId));
     }
 
     static void requireTransaction(Connection c, String consumer) throws SQLException {

@@ -1,9 +1,9 @@
 package dev.idem.inbox;
 
-import dev.idem.jdbc.internal.Guard;
-import dev.idem.jdbc.internal.MessageHeaders;
-import dev.idem.jdbc.internal.SqlStatements;
-import dev.idem.jdbc.internal.Transactions;
+import dev.idem.spi.ListenerCalls;
+import dev.idem.jdbc.support.MessageHeaders;
+import dev.idem.jdbc.support.SqlStatements;
+import dev.idem.jdbc.support.Transactions;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -107,7 +107,7 @@ public final class Quarantine {
             }
             rows.update(c, "inbox_quarantine_delete", consumer, messageId);
             c.commit();
-            Guard.run("replayed", () -> listener.replayed(consumer, messageId));
+            ListenerCalls.run("replayed", () -> listener.replayed(consumer, messageId));
             return InboxOutcome.processed(messageId);
         });
     }
@@ -128,7 +128,7 @@ public final class Quarantine {
             }
             rows.update(c, "inbox_quarantine_delete", consumer, messageId);
             c.commit();
-            Guard.run("dropped", () -> listener.dropped(consumer, messageId));
+            ListenerCalls.run("dropped", () -> listener.dropped(consumer, messageId));
             return true;
         });
     }

@@ -72,6 +72,19 @@ class InboxSettingsTest {
     }
 
     @Test
+    @DisplayName("the consumer-name rule for names set elsewhere names the setting, and never quotes the name")
+    void consumerNameRuleNamesTheSetting() {
+        assertThat(Inbox.checkConsumerName("ledger-1", "consumerName")).isEqualTo("ledger-1");
+        assertThat(Inbox.checkConsumerName("x".repeat(200), "consumerName")).hasSize(200);
+        assertThatThrownBy(() -> Inbox.checkConsumerName("x".repeat(201), "the group id")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("the group id must have 1-200 characters, was 201 characters");
+        assertThatThrownBy(() -> Inbox.checkConsumerName("team ledger", "consumerName")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("consumerName must be visible ASCII (no spaces), has another character at position 4");
+        assertThatThrownBy(() -> Inbox.checkConsumerName(null, "consumerName")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("consumerName must have 1-200 characters, was null");
+    }
+
+    @Test
     @DisplayName("message ids are 1-255 characters without control characters; errors never quote the id")
     void badMessageIds() {
         String secretish = "order-4711-" + "x".repeat(250);

@@ -3,7 +3,7 @@ package dev.idem.inbox;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idem.jdbc.Dialect;
-import dev.idem.jdbc.internal.SqlStatements;
+import dev.idem.jdbc.support.SqlStatements;
 import dev.idem.testing.RealServices;
 import dev.idem.testing.TestDatabase;
 import org.junit.jupiter.api.Test;

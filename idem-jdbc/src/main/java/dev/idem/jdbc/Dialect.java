@@ -16,42 +16,23 @@ import java.util.Locale;
  * capability has not been decided yet.
  */
 public enum Dialect {
-    POSTGRESQL("postgresql", "PostgreSQL", MigrationLock.TRANSACTION_ADVISORY, Connection.TRANSACTION_READ_COMMITTED),
+    POSTGRESQL("postgresql", "PostgreSQL", Connection.TRANSACTION_READ_COMMITTED),
     /** One writer at a time, every transaction serializable: there is no isolation level to choose. */
-    SQLITE("sqlite", "SQLite", MigrationLock.HISTORY_WRITE, -1),
+    SQLITE("sqlite", "SQLite", -1),
     /**
      * MariaDB 10.6 or later with InnoDB (it needs {@code INSERT … RETURNING} and {@code SKIP LOCKED}).
      * Only MariaDB is detected: MySQL differs in collations and {@code RETURNING} and is not supported.
      */
-    MARIADB("mariadb", "MariaDB", MigrationLock.SESSION_NAMED, Connection.TRANSACTION_REPEATABLE_READ);
-
-    /** How instances starting together take turns applying migrations. */
-    public enum MigrationLock {
-        /** {@code lock_migrations}: a lock held to the end of the migration's transaction, taken before anything else (PostgreSQL). */
-        TRANSACTION_ADVISORY,
-        /** {@code lock_history}: a no-op write to the history table takes the database's write lock (SQLite). */
-        HISTORY_WRITE,
-        /**
-         * {@code lock_migrations_session} / {@code unlock_migrations_session}: a named lock the session holds across all of
-         * a track's migrations, since DDL commits implicitly (MariaDB).
-         */
-        SESSION_NAMED
-    }
+    MARIADB("mariadb", "MariaDB", Connection.TRANSACTION_REPEATABLE_READ);
 
     private final String folder;
     private final String displayName;
-    private final MigrationLock migrationLock;
     private final int storeIsolation;
 
-    Dialect(String folder, String displayName, MigrationLock migrationLock, int storeIsolation) {
+    Dialect(String folder, String displayName, int storeIsolation) {
         this.folder = folder;
         this.displayName = displayName;
-        this.migrationLock = migrationLock;
         this.storeIsolation = storeIsolation;
-    }
-
-    public MigrationLock migrationLock() {
-        return migrationLock;
     }
 
     // The key store's own capabilities (this package only); each module with statements that differ by

@@ -2,8 +2,8 @@ package dev.idem.jdbc;
 
 import dev.idem.jdbc.internal.Dialects;
 import dev.idem.jdbc.internal.ServerDurability;
-import dev.idem.jdbc.internal.StoreCalls;
-import dev.idem.jdbc.internal.Tables;
+import dev.idem.jdbc.support.StoreCalls;
+import dev.idem.jdbc.support.Tables;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Objects;

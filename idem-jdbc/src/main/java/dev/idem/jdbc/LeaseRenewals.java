@@ -1,7 +1,7 @@
 package dev.idem.jdbc;
 
 import dev.idem.jdbc.internal.ReservedConnection;
-import dev.idem.jdbc.internal.SqlStatements;
+import dev.idem.jdbc.support.SqlStatements;
 import dev.idem.spi.HeldLease;
 import dev.idem.spi.RecordKey;
 import dev.idem.spi.Renewals;

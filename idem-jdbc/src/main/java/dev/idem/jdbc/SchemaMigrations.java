@@ -2,8 +2,8 @@ package dev.idem.jdbc;
 
 import dev.idem.StoreException;
 import dev.idem.jdbc.internal.Dialects;
-import dev.idem.jdbc.internal.Migrator;
-import dev.idem.jdbc.internal.SqlStatements;
+import dev.idem.jdbc.support.Migrator;
+import dev.idem.jdbc.support.SqlStatements;
 import dev.idem.jdbc.internal.StartupRetry;
 import java.sql.Connection;
 import java.sql.SQLException;

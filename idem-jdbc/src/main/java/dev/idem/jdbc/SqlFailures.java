@@ -1,6 +1,6 @@
 package dev.idem.jdbc;
 
-import dev.idem.jdbc.internal.Transactions;
+import dev.idem.jdbc.support.Transactions;
 
 /**
  * The rule idem uses to tell a database failure that passes from one that will not, for an

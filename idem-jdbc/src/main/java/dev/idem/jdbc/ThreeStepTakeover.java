@@ -1,7 +1,7 @@
 package dev.idem.jdbc;
 
-import dev.idem.jdbc.internal.SqlStatements;
-import dev.idem.jdbc.internal.Transactions;
+import dev.idem.jdbc.support.SqlStatements;
+import dev.idem.jdbc.support.Transactions;
 import dev.idem.spi.ClaimOutcome;
 import dev.idem.spi.ClaimRequest;
 import java.sql.Connection;

@@ -9,7 +9,7 @@ import dev.idem.IdempotencyKey;
 import dev.idem.Outcome;
 import dev.idem.Scope;
 import dev.idem.StoredResponse;
-import dev.idem.jdbc.internal.Transactions;
+import dev.idem.jdbc.support.Transactions;
 import dev.idem.spi.ClaimOutcome;
 import dev.idem.spi.ClaimRequest;
 import dev.idem.spi.RecordKey;

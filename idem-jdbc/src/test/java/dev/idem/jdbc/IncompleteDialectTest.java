@@ -2,7 +2,7 @@ package dev.idem.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.idem.jdbc.internal.SqlStatements;
+import dev.idem.jdbc.support.SqlStatements;
 import dev.idem.testing.RealServices;
 import dev.idem.testing.TestDatabase;
 import org.junit.jupiter.api.Test;

@@ -5,6 +5,7 @@ import dev.idem.inbox.consumer.ConsumerBuilder;
 import dev.idem.inbox.consumer.ConsumerLoop;
 import dev.idem.inbox.consumer.InboxConsumer;
 import dev.idem.inbox.consumer.MessageIdExtractor;
+import dev.idem.spi.Arguments;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
@@ -134,13 +135,6 @@ public final class IdempotentKafkaConsumer<K, V> extends InboxConsumer<ConsumerR
                 + (offsetStore != null ? ", offsets in " + offsetStore : "") + "]";
     }
 
-    private static Duration checkDuration(String what, Duration value, Duration min, Duration max) {
-        Objects.requireNonNull(value, what + " is null");
-        if (value.compareTo(min) < 0 || value.compareTo(max) > 0) {
-            throw new IllegalArgumentException(what + " must be between " + min + " and " + max + ", was " + value);
-        }
-        return value;
-    }
 
     // ---- builder ------------------------------------------------------------------------------------------------
 
@@ -242,13 +236,13 @@ public final class IdempotentKafkaConsumer<K, V> extends InboxConsumer<ConsumerR
 
         /** How long one poll waits for records: 1 ms to 1 min, default 500 ms. */
         public Builder<K, V> pollTimeout(Duration pollTimeout) {
-            this.pollTimeout = checkDuration("pollTimeout", pollTimeout, Duration.ofMillis(1), Duration.ofMinutes(1));
+            this.pollTimeout = Arguments.between("pollTimeout", pollTimeout, Duration.ofMillis(1), Duration.ofMinutes(1));
             return this;
         }
 
         /** How long a {@code commitSync} may take: 1 ms to 10 min, default 30 s. */
         public Builder<K, V> commitTimeout(Duration commitTimeout) {
-            this.commitTimeout = checkDuration("commitTimeout", commitTimeout, Duration.ofMillis(1), Duration.ofMinutes(10));
+            this.commitTimeout = Arguments.between("commitTimeout", commitTimeout, Duration.ofMillis(1), Duration.ofMinutes(10));
             return this;
         }
 
@@ -258,14 +252,14 @@ public final class IdempotentKafkaConsumer<K, V> extends InboxConsumer<ConsumerR
          * 0 to 1 min, default 1 s.
          */
         public Builder<K, V> retryBackoff(Duration retryBackoff) {
-            this.retryBackoff = checkDuration("retryBackoff", retryBackoff, Duration.ZERO, Duration.ofMinutes(1));
+            this.retryBackoff = Arguments.between("retryBackoff", retryBackoff, Duration.ZERO, Duration.ofMinutes(1));
             storeFailureBackoffChecked(retryBackoff);
             return this;
         }
 
         /** How long {@link #close()} waits for the loop and the Kafka consumer to close: 0 to 10 min, default 30 s. */
         public Builder<K, V> closeTimeout(Duration closeTimeout) {
-            this.closeTimeout = checkDuration("closeTimeout", closeTimeout, Duration.ZERO, Duration.ofMinutes(10));
+            this.closeTimeout = Arguments.between("closeTimeout", closeTimeout, Duration.ZERO, Duration.ofMinutes(10));
             return this;
         }
 

@@ -1,17 +1,18 @@
 package dev.idem.outbox;
 
+import dev.idem.spi.Arguments;
 import dev.idem.StoreException;
 import dev.idem.jdbc.Dialect;
 import dev.idem.jdbc.JdbcComponentBuilder;
 import dev.idem.jdbc.JdbcIdempotencyStore;
-import dev.idem.jdbc.internal.Jdbc;
-import dev.idem.jdbc.internal.MessageHeaders;
-import dev.idem.jdbc.internal.Migrator;
-import dev.idem.jdbc.internal.SqlStatements;
-import dev.idem.jdbc.internal.StoreCalls;
-import dev.idem.jdbc.internal.Tables;
-import dev.idem.jdbc.internal.Transactions.SqlWork;
-import dev.idem.jdbc.internal.Transactions;
+import dev.idem.jdbc.support.FailureText;
+import dev.idem.jdbc.support.MessageHeaders;
+import dev.idem.jdbc.support.Migrator;
+import dev.idem.jdbc.support.SqlStatements;
+import dev.idem.jdbc.support.StoreCalls;
+import dev.idem.jdbc.support.Tables;
+import dev.idem.jdbc.support.Transactions.SqlWork;
+import dev.idem.jdbc.support.Transactions;
 import dev.idem.spi.Purgeable;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -372,8 +373,8 @@ public final class Outbox implements Purgeable {
         inConnection("mark failed", c -> {
             try (PreparedStatement ps = c.prepareStatement(sql.get("outbox_mark_failed"))) {
                 ps.setLong(1, delay.toMillis());
-                ps.setString(2, Jdbc.truncate(cause.getClass().getName() + (cause.getMessage() == null ? "" : ": " + cause.getMessage()),
-                        Jdbc.MAX_ERROR_MESSAGE));
+                ps.setString(2, FailureText.truncate(cause.getClass().getName() + (cause.getMessage() == null ? "" : ": " + cause.getMessage()),
+                        FailureText.MAX_ERROR_MESSAGE));
                 ps.setString(3, message.messageId().toString());
                 return ps.executeUpdate();
             }
@@ -433,11 +434,7 @@ public final class Outbox implements Purgeable {
 
         /** How long a sent event is kept before it may be purged; default 1 day. */
         public Builder retention(Duration retention) {
-            Objects.requireNonNull(retention, "retention is null");
-            if (retention.toMillis() < 1) {
-                throw new IllegalArgumentException("retention must be at least 1 ms, was " + retention);
-            }
-            this.retention = retention;
+            this.retention = Arguments.atLeastOneMilli("retention", retention);
             return this;
         }
 

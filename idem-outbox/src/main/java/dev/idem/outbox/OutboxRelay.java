@@ -1,7 +1,7 @@
 package dev.idem.outbox;
 
 import dev.idem.StoreException;
-import dev.idem.jdbc.internal.Guard;
+import dev.idem.spi.ListenerCalls;
 import dev.idem.spi.Arguments;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -89,11 +89,11 @@ public final class OutboxRelay implements AutoCloseable {
                     } catch (Exception e) {
                         int attempts = m.attempts() + 1;
                         outbox.markFailed(m, backoff(attempts), e);
-                        Guard.run("failed", () -> listener.failed(m, attempts, e));
+                        ListenerCalls.run("failed", () -> listener.failed(m, attempts, e));
                         continue publish;  // the aggregate's later events wait for this one
                     }
                     sent.add(m);
-                    Guard.run("published", () -> listener.published(m));
+                    ListenerCalls.run("published", () -> listener.published(m));
                 }
             }
         } finally {
@@ -183,7 +183,7 @@ public final class OutboxRelay implements AutoCloseable {
             }
             if (total > 0) {
                 int count = total;
-                Guard.run("purged", () -> listener.purged(count));
+                ListenerCalls.run("purged", () -> listener.purged(count));
             }
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "outbox relay " + name + " purge failed; will retry", e);

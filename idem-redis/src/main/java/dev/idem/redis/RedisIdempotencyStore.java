@@ -9,6 +9,7 @@ import static dev.idem.redis.internal.ScriptValues.response;
 
 import dev.idem.LeaseLostException;
 import dev.idem.Scope;
+import dev.idem.spi.Arguments;
 import dev.idem.StoreException;
 import dev.idem.StoredResponse;
 import dev.idem.redis.internal.ClusterNodes;
@@ -311,10 +312,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
     @Override
     public void complete(RecordKey id, long token, StoredResponse response, Duration retention) {
         Objects.requireNonNull(response, "response is null; complete needs the response to replay");
-        Objects.requireNonNull(retention, "retention is null");
-        if (retention.isNegative() || retention.isZero()) {
-            throw new IllegalArgumentException("retention must be positive, was " + retention);
-        }
+        Arguments.positive("retention", retention);
         write(COMPLETE, "complete", id, token, true, keys.of(id).both(), number(token), number(response.status()),
                 HeaderCodec.encode(response.headers()), response.body(), number(retention.toMillis()), grace);
     }

@@ -1,9 +1,8 @@
 package dev.idem.upserts;
 
 import dev.idem.jdbc.Dialect;
-import dev.idem.jdbc.internal.Jdbc;
-import dev.idem.jdbc.internal.SqlStatements;
-import dev.idem.jdbc.internal.Transactions;
+import dev.idem.jdbc.support.SqlStatements;
+import dev.idem.jdbc.support.Transactions;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -219,11 +218,19 @@ public final class Upserts {
         try {
             return execute(connection, insert, row) == 1;
         } catch (SQLException e) {
-            if (separateUpdate && Jdbc.isDuplicateKey(e)) {
+            if (separateUpdate && isDuplicateKey(e)) {
                 return false;
             }
             throw e;
         }
+    }
+
+    /**
+     * Whether MariaDB refused a row for a duplicate key: vendor codes 1062 (ER_DUP_ENTRY) and 1586
+     * (ER_DUP_ENTRY_WITH_KEY_NAME). Not the SQLState alone: 23000 also covers NOT NULL and foreign keys.
+     */
+    private static boolean isDuplicateKey(SQLException e) {
+        return "23000".equals(e.getSQLState()) && (e.getErrorCode() == 1062 || e.getErrorCode() == 1586);
     }
 
     // ---- statements ---------------------------------------------------------------------------------

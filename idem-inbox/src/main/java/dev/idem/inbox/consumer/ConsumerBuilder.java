@@ -1,7 +1,6 @@
 package dev.idem.inbox.consumer;
 
 import dev.idem.inbox.Inbox;
-import dev.idem.jdbc.internal.Names;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -32,7 +31,7 @@ public abstract class ConsumerBuilder<M, B extends ConsumerBuilder<M, B>> {
      * characters. Consumers that must not apply one message twice share a name.
      */
     public B consumerName(String consumerName) {
-        this.consumerName = Names.checkConsumer(consumerName, "consumerName");
+        this.consumerName = Inbox.checkConsumerName(consumerName, "consumerName");
         return self();
     }
 
@@ -80,7 +79,7 @@ public abstract class ConsumerBuilder<M, B extends ConsumerBuilder<M, B>> {
      * elsewhere (e.g. a Kafka group id); {@code what} is named in the error.
      */
     public static String checkConsumerName(String name, String what) {
-        return Names.checkConsumer(name, what);
+        return Inbox.checkConsumerName(name, what);
     }
 
     @SuppressWarnings("unchecked")

@@ -4,7 +4,7 @@ import dev.idem.inbox.Inbox;
 import dev.idem.inbox.InboxHandler;
 import dev.idem.inbox.InboxMessage;
 import dev.idem.inbox.InboxOutcome;
-import dev.idem.jdbc.internal.Guard;
+import dev.idem.spi.ListenerCalls;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -228,7 +228,7 @@ public abstract class ConsumerLoop<M> {
     protected final void ackFailed(M message, Exception failure) {
         LOG.log(System.Logger.Level.INFO, "consumer " + consumer + " on " + source + ": an acknowledgement was not confirmed ("
                 + failure + "); the broker delivers the message again and the inbox answers DUPLICATE");
-        Guard.run("ackFailed", () -> listener.ackFailed(consumer, message, failure));
+        ListenerCalls.run("ackFailed", () -> listener.ackFailed(consumer, message, failure));
     }
 
     /**
@@ -256,15 +256,15 @@ public abstract class ConsumerLoop<M> {
 
     /** Broker positions were committed (see {@link ConsumerListener#positionsCommitted}). */
     protected final void positionsCommitted(Map<String, Long> positions, boolean inDatabase) {
-        Guard.run("positionsCommitted", () -> listener.positionsCommitted(consumer, positions, inDatabase));
+        ListenerCalls.run("positionsCommitted", () -> listener.positionsCommitted(consumer, positions, inDatabase));
     }
 
     /** The broker gave ({@code assigned} true) or took these sources. */
     protected final void assignment(Collection<String> sources, boolean assigned) {
         if (assigned) {
-            Guard.run("assigned", () -> listener.assigned(consumer, sources));
+            ListenerCalls.run("assigned", () -> listener.assigned(consumer, sources));
         } else {
-            Guard.run("revoked", () -> listener.revoked(consumer, sources));
+            ListenerCalls.run("revoked", () -> listener.revoked(consumer, sources));
         }
     }
 
@@ -396,7 +396,7 @@ public abstract class ConsumerLoop<M> {
         try {
             release(cause);
         } finally {
-            Guard.run("stopped", () -> listener.stopped(consumer, reported));
+            ListenerCalls.run("stopped", () -> listener.stopped(consumer, reported));
         }
     }
 
@@ -439,13 +439,13 @@ public abstract class ConsumerLoop<M> {
         LOG.log(System.Logger.Level.WARNING, text);
         refuse(m, text);
         refused.incrementAndGet();
-        Guard.run("refused", () -> listener.refused(consumer, m, text));
+        ListenerCalls.run("refused", () -> listener.refused(consumer, m, text));
         return null;
     }
 
     private void storeFailed(List<M> messages, RuntimeException e) throws InterruptedException {
         // Nothing committed, nothing counted: give the database a moment, then let the broker redeliver.
-        Guard.run("storeFailed", () -> listener.storeFailed(consumer, messages.size(), e));
+        ListenerCalls.run("storeFailed", () -> listener.storeFailed(consumer, messages.size(), e));
         LOG.log(System.Logger.Level.WARNING, "consumer " + consumer + " on " + source + ": the inbox failed (" + e + "); "
                 + messages.size() + " messages go back to the broker after " + storeFailureBackoff);
         LOG.log(System.Logger.Level.DEBUG, "the inbox's failure", e);
@@ -476,12 +476,12 @@ public abstract class ConsumerLoop<M> {
     private void report(M message, InboxOutcome outcome) {
         String id = outcome.messageId();
         switch (outcome.status()) {
-            case PROCESSED -> Guard.run("processed", () -> listener.processed(consumer, message, id));
-            case DUPLICATE -> Guard.run("duplicate", () -> listener.duplicate(consumer, message, id));
-            case QUARANTINED -> Guard.run("quarantined", () -> listener.quarantined(consumer, message, id));
+            case PROCESSED -> ListenerCalls.run("processed", () -> listener.processed(consumer, message, id));
+            case DUPLICATE -> ListenerCalls.run("duplicate", () -> listener.duplicate(consumer, message, id));
+            case QUARANTINED -> ListenerCalls.run("quarantined", () -> listener.quarantined(consumer, message, id));
             case FAILED -> {
                 Throwable cause = outcome.failure().orElse(null);
-                Guard.run("failed", () -> listener.failed(consumer, message, id, outcome.attempts(), cause));
+                ListenerCalls.run("failed", () -> listener.failed(consumer, message, id, outcome.attempts(), cause));
             }
             default -> throw new IllegalStateException("unknown outcome " + outcome);
         }

@@ -20,10 +20,21 @@ public final class Dialects {
      */
     public static Dialect resolve(Connection c, Dialect configured) throws SQLException {
         Dialect chosen = configured != null ? configured : Dialect.detect(c);
-        if (chosen == Dialect.SQLITE) {
+        if (checksConnectionSettings(chosen)) {
             checkSqliteSettings(c);
         }
         return chosen;
+    }
+
+    /**
+     * Whether the connection's own settings decide durability and concurrency (SQLite's pragmas, set
+     * per connection); a server's settings are read by the durability check instead, by product name.
+     */
+    private static boolean checksConnectionSettings(Dialect dialect) {
+        return switch (dialect) {
+            case SQLITE -> true;
+            case POSTGRESQL, MARIADB -> false;
+        };
     }
 
     private static void checkSqliteSettings(Connection c) throws SQLException {

@@ -1,5 +1,7 @@
 package dev.idem.jdbc.internal;
 
+import dev.idem.jdbc.support.Isolation;
+import dev.idem.jdbc.support.Transactions;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
@@ -49,7 +51,7 @@ public final class ReservedConnection {
     private Connection borrow() throws SQLException {
         Connection c = source.getConnection();
         try {
-            isolation.enterOther(c);
+            isolation.setOn(c);
             return c;
         } catch (SQLException | RuntimeException e) {
             try {
@@ -88,7 +90,7 @@ public final class ReservedConnection {
 
     /** On a connection borrowed for one call: at the work's isolation, and the connection's own put back after. */
     private <T> T runOnOwn(Connection own, long timeoutMillis, Transactions.SqlWork<T> work) throws SQLException {
-        int had = isolation.enterOther(own);
+        int had = isolation.setOn(own);
         try {
             return run(own, timeoutMillis, work);
         } finally {

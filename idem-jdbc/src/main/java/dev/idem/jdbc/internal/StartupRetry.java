@@ -1,5 +1,7 @@
 package dev.idem.jdbc.internal;
 
+import dev.idem.jdbc.support.FailureText;
+import dev.idem.jdbc.support.Transactions;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLRecoverableException;
@@ -77,7 +79,7 @@ public final class StartupRetry {
 
     private static SQLException gaveUp(String what, Duration budget, int attempts, SQLException last) {
         SQLException failure = new SQLException(what + ": the database could not be reached in " + attempts + " attempts over "
-                + budget.toSeconds() + " s; last error: " + Jdbc.redacted(last).getMessage(), last.getSQLState(), last);
+                + budget.toSeconds() + " s; last error: " + FailureText.redacted(last).getMessage(), last.getSQLState(), last);
         return failure;
     }
 

@@ -1,6 +1,7 @@
 /**
- * Not API: the mechanisms idem's JDBC modules share (the SQL loader, the migrator, the transaction
- * seam, table names, redaction). Exported only to idem-inbox, idem-outbox, idem-upserts and idem-kafka;
- * it changes without notice.
+ * Not API: what only the key store needs (group commit, the response cache, the connection kept for
+ * lease renewals, the stored-header codec) and what only idem-jdbc's builders run (the dialect
+ * resolution with SQLite's checks, the durability check, the start-up retry of migrations). Not
+ * exported; it changes without notice.
  */
 package dev.idem.jdbc.internal;

@@ -3,6 +3,7 @@ package dev.idem.nats.kv;
 import dev.idem.Fingerprint;
 import dev.idem.LeaseLostException;
 import dev.idem.Scope;
+import dev.idem.spi.Arguments;
 import dev.idem.StoreException;
 import dev.idem.StoredResponse;
 import dev.idem.spi.ClaimOutcome;
@@ -195,10 +196,7 @@ public final class NatsKvIdempotencyStore implements IdempotencyStore, AutoClose
     @Override
     public void complete(RecordKey id, long token, StoredResponse response, Duration retention) {
         Objects.requireNonNull(response, "response is null; complete needs the response to replay");
-        Objects.requireNonNull(retention, "retention is null");
-        if (retention.isNegative() || retention.isZero()) {
-            throw new IllegalArgumentException("retention must be positive, was " + retention);
-        }
+        Arguments.positive("retention", retention);
         requireWithinAge("complete", "retention", retention);
         ownerWrite("complete", id, token, (record, written) -> new StoredRecord(record.scope(), record.key(), record.fingerprint(),
                 token, record.attempt(), true, 0, true, retention.toMillis(), record.point(), response));

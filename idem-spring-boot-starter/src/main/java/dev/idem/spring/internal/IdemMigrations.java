@@ -2,7 +2,7 @@ package dev.idem.spring.internal;
 
 import dev.idem.StoreException;
 import dev.idem.jdbc.Dialect;
-import dev.idem.jdbc.internal.Migrator;
+import dev.idem.jdbc.support.Migrator;
 import dev.idem.spring.IdemProperties;
 import java.sql.Connection;
 import java.sql.SQLException;

@@ -3,7 +3,7 @@ package dev.idem.spring.internal.listener;
 import dev.idem.inbox.Inbox;
 import dev.idem.inbox.InboxMessage;
 import dev.idem.inbox.InboxOutcome;
-import dev.idem.jdbc.internal.Transactions;
+import dev.idem.jdbc.support.Transactions;
 import java.lang.reflect.Method;
 import java.sql.Connection;
 import java.util.ArrayList;

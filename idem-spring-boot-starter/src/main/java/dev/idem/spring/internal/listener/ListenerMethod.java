@@ -1,6 +1,6 @@
 package dev.idem.spring.internal.listener;
 
-import dev.idem.jdbc.internal.Names;
+import dev.idem.inbox.Inbox;
 import dev.idem.spring.IdempotentListener;
 import java.lang.reflect.Method;
 import java.lang.reflect.Parameter;
@@ -59,7 +59,7 @@ public record ListenerMethod(Method method, String where, String consumer, boole
                 : !broker.listenerId(method).isEmpty() ? broker.listenerId(method)
                 : beanName + "#" + method.getName();
         try {
-            return Names.checkConsumer(consumer, "consumer name");
+            return Inbox.checkConsumerName(consumer, "consumer name");
         } catch (IllegalArgumentException e) {
             throw new IllegalStateException("@IdempotentListener on " + where + ": " + e.getMessage()
                     + "; set @IdempotentListener(consumer = ...)", e);

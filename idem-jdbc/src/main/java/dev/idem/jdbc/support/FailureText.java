@@ -1,13 +1,18 @@
-package dev.idem.jdbc.internal;
+package dev.idem.jdbc.support;
 
 import java.sql.SQLException;
 
-/** Small JDBC chores shared by the store, the inbox and the outbox. */
-public final class Jdbc {
+/**
+ * What idem lets out of a failure's text: a driver's message without the details that may quote a
+ * key or a message id ({@link #redacted}), and a failure's message cut to fit a column
+ * ({@link #truncate}, {@link #MAX_ERROR_MESSAGE}: the inbox's quarantine and the outbox's last error).
+ * Every JDBC component reports driver failures through {@link StoreCalls}, which redacts them here.
+ */
+public final class FailureText {
     /** The most characters of a failure's message kept in a row (the inbox's quarantine, the outbox's last error). */
     public static final int MAX_ERROR_MESSAGE = 2000;
 
-    private Jdbc() {
+    private FailureText() {
     }
 
     /**
@@ -19,14 +24,6 @@ public final class Jdbc {
         int newline = message.indexOf('\n');
         String first = newline < 0 ? message : message.substring(0, newline);
         return new SQLException(e.getSQLState() == null ? first : first + " [SQLState " + e.getSQLState() + "]", e.getSQLState(), e);
-    }
-
-    /**
-     * Whether MariaDB refused a row for a duplicate key: vendor codes 1062 (ER_DUP_ENTRY) and 1586
-     * (ER_DUP_ENTRY_WITH_KEY_NAME). Not the SQLState alone: 23000 also covers NOT NULL and foreign keys.
-     */
-    public static boolean isDuplicateKey(SQLException e) {
-        return "23000".equals(e.getSQLState()) && (e.getErrorCode() == 1062 || e.getErrorCode() == 1586);
     }
 
     /** At most {@code max} characters of {@code text}, never cutting a surrogate pair; null stays null. */

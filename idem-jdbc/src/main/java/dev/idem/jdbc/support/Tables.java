@@ -1,4 +1,4 @@
-package dev.idem.jdbc.internal;
+package dev.idem.jdbc.support;
 
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -6,13 +6,19 @@ import java.util.regex.Pattern;
 
 /**
  * Table names: the defaults the SQL files are written with, the check for configured ones, and the
- * renaming of a statement from the defaults to the configured names.
+ * renaming of a statement from the defaults to the configured names ({@link SqlStatements} renames
+ * every statement it loads, {@link Migrator} every migration it runs).
  */
 public final class Tables {
+    /** The key store's records. */
     public static final String DEFAULT_RECORD_TABLE = "idem_record";
+    /** The inbox's processed message ids. */
     public static final String DEFAULT_INBOX_TABLE = "idem_inbox";
+    /** The inbox's quarantined messages. */
     public static final String DEFAULT_QUARANTINE_TABLE = "idem_quarantine";
+    /** The outbox's events. */
     public static final String DEFAULT_OUTBOX_TABLE = "idem_outbox";
+    /** The windowed totals. */
     public static final String DEFAULT_WINDOW_TOTAL_TABLE = "idem_window_total";
 
     /** Every default name; none is a prefix of another, so derived names ({@code idem_inbox_expires_at_idx}) follow their table. */

@@ -1,8 +1,6 @@
-package dev.idem.jdbc.internal;
+package dev.idem.jdbc.support;
 
 import dev.idem.jdbc.Dialect;
-import dev.idem.jdbc.internal.Tables;
-import dev.idem.jdbc.internal.Transactions;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -62,7 +60,7 @@ public final class Migrator {
             // idem-kafka's offsets; its history table has recorded this file as 1 since before the numbers were shared.
             new Migration(5, "create_idem_kafka_offset", "idem_kafka_offset", 1));
 
-    private final Dialect dialect;
+    private final Lock lock;
     private final SqlStatements sql;
     private final SqlStatements.Source files;
     private final String folder;
@@ -90,7 +88,7 @@ public final class Migrator {
      */
     public Migrator(Dialect dialect, SqlStatements sql, SqlStatements.Source files, String folder, List<Migration> migrations,
             String track, Map<String, String> tableNames) {
-        this.dialect = dialect;
+        this.lock = lockOf(dialect);
         this.sql = sql;
         this.files = files;
         this.folder = folder;
@@ -105,15 +103,44 @@ public final class Migrator {
         return IDEM_FOLDER + dialect.name().toLowerCase(java.util.Locale.ROOT) + "/";
     }
 
+    /** How instances starting together take turns applying migrations. */
+    enum Lock {
+        /** {@code lock_migrations}: a lock held to the end of the migration's transaction, taken before anything else (PostgreSQL). */
+        TRANSACTION_ADVISORY,
+        /** {@code lock_history}: a no-op write to the history table takes the database's write lock (SQLite). */
+        HISTORY_WRITE,
+        /**
+         * {@code lock_migrations_session} / {@code unlock_migrations_session}: a named lock the session holds across all of
+         * a track's migrations, since DDL commits implicitly (MariaDB).
+         */
+        SESSION_NAMED
+    }
+
+    /** The migrator's per-dialect fact; a new dialect does not compile until it is decided here. */
+    static Lock lockOf(Dialect dialect) {
+        return switch (dialect) {
+            case POSTGRESQL -> Lock.TRANSACTION_ADVISORY;
+            case SQLITE -> Lock.HISTORY_WRITE;
+            case MARIADB -> Lock.SESSION_NAMED;
+        };
+    }
+
     /** The statements a migrating component needs on {@code dialect}: the history table and the dialect's lock. */
     public static List<String> requiredStatements(Dialect dialect) {
-        return switch (dialect.migrationLock()) {
+        return switch (lockOf(dialect)) {
             case TRANSACTION_ADVISORY -> List.of("create_history", "lock_migrations");
             case HISTORY_WRITE -> List.of("create_history", "lock_history");
             case SESSION_NAMED -> List.of("create_history", "lock_migrations_session", "unlock_migrations_session");
         };
     }
 
+    /**
+     * Applies the track's migrations that its history table does not list yet, on {@code c}, each in a
+     * transaction of its own under the dialect's lock; {@code c}'s auto-commit is as it was afterwards.
+     *
+     * @throws SQLException the database's failure; the migration that failed is rolled back where the
+     *                      dialect can (not on MariaDB, whose statements are written to be run again)
+     */
     public void migrate(Connection c) throws SQLException {
         boolean autoCommit = c.getAutoCommit();
         lockSession(c);
@@ -134,7 +161,7 @@ public final class Migrator {
 
     /** Takes the dialect's session-scoped migration lock, if it has one (MariaDB), or fails after its wait. */
     private void lockSession(Connection c) throws SQLException {
-        if (dialect.migrationLock() != Dialect.MigrationLock.SESSION_NAMED) {
+        if (lock != Lock.SESSION_NAMED) {
             return;
         }
         try (Statement st = c.createStatement();
@@ -147,7 +174,7 @@ public final class Migrator {
 
     /** Releases the session lock; a failure to do so is recorded on {@code failure}, or thrown if there is none. */
     private void unlockSession(Connection c, Throwable failure) throws SQLException {
-        if (dialect.migrationLock() != Dialect.MigrationLock.SESSION_NAMED) {
+        if (lock != Lock.SESSION_NAMED) {
             return;
         }
         try (Statement st = c.createStatement()) {
@@ -204,11 +231,11 @@ public final class Migrator {
     /** Lock first where the dialect can (PostgreSQL), then make sure the history table exists, then lock it where that is the lock (SQLite). */
     private List<String> lockSteps() {
         List<String> steps = new ArrayList<>();
-        if (dialect.migrationLock() == Dialect.MigrationLock.TRANSACTION_ADVISORY) {
+        if (lock == Lock.TRANSACTION_ADVISORY) {
             steps.add(sql.get("lock_migrations").replace("{track}", tableName));
         }
         steps.add(sql.get("create_history"));
-        if (dialect.migrationLock() == Dialect.MigrationLock.HISTORY_WRITE) {
+        if (lock == Lock.HISTORY_WRITE) {
             steps.add(sql.get("lock_history"));
         }
         return steps;

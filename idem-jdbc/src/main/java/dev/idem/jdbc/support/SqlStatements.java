@@ -1,4 +1,4 @@
-package dev.idem.jdbc.internal;
+package dev.idem.jdbc.support;
 
 import dev.idem.jdbc.Dialect;
 import java.io.IOException;
@@ -182,11 +182,6 @@ public final class SqlStatements {
             throw new IllegalStateException("statement '" + name + "' has no " + placeholder);
         }
         return sql.replace(placeholder, list);
-    }
-
-    /** A resource of idem-jdbc itself, or null. */
-    public static String read(String resource) {
-        return Source.of(Dialect.class).read(resource);
     }
 
     private static String require(Map<String, String> raw, String name, Dialect dialect, String resource) {

@@ -1,4 +1,4 @@
-package dev.idem.jdbc.internal;
+package dev.idem.jdbc.support;
 
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -6,7 +6,8 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * A message's headers as readable text: one {@code name=value} line per header, in order, with
+ * A message's headers as readable text in one column (the inbox's quarantine and the outbox keep them
+ * this way, see docs/schema.md): one {@code name=value} line per header, in order, with
  * {@code \\}, line breaks and (in names) {@code =} escaped by a backslash, so any text round-trips.
  */
 public final class MessageHeaders {
@@ -29,6 +30,7 @@ public final class MessageHeaders {
         return Collections.unmodifiableMap(copy);
     }
 
+    /** The text to store for {@code headers}, which {@link #decode} reads back unchanged; null for no headers. */
     public static String encode(Map<String, String> headers) {
         if (headers.isEmpty()) {
             return null;
@@ -43,6 +45,11 @@ public final class MessageHeaders {
         return out.toString();
     }
 
+    /**
+     * The headers {@link #encode} wrote, unmodifiable and in order; null or empty text is no headers.
+     *
+     * @throws IllegalStateException if the text is not what {@link #encode} writes
+     */
     public static Map<String, String> decode(String text) {
         Map<String, String> headers = new LinkedHashMap<>();
         if (text == null || text.isEmpty()) {

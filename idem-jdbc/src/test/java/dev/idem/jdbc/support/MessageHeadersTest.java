@@ -1,4 +1,4 @@
-package dev.idem.jdbc.internal;
+package dev.idem.jdbc.support;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

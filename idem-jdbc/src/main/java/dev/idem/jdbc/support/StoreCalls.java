@@ -1,8 +1,8 @@
-package dev.idem.jdbc.internal;
+package dev.idem.jdbc.support;
 
 import dev.idem.Scope;
 import dev.idem.StoreException;
-import dev.idem.jdbc.internal.Transactions.SqlWork;
+import dev.idem.jdbc.support.Transactions.SqlWork;
 import java.sql.Connection;
 import java.sql.SQLException;
 import javax.sql.DataSource;
@@ -10,7 +10,7 @@ import javax.sql.DataSource;
 /**
  * A JDBC component's calls into its database as its API promises them: the work runs through
  * {@link Transactions}, and a driver failure surfaces as a {@link StoreException} naming the
- * component and the operation, with the driver's message {@linkplain Jdbc#redacted redacted}. One
+ * component and the operation, with the driver's message {@linkplain FailureText#redacted redacted}. One
  * place for that wrapping, so every component reports a failure the same way.
  */
 public final class StoreCalls {
@@ -73,7 +73,7 @@ public final class StoreCalls {
 
     /** The failure of {@code operation} (for {@code scope}, or null), the driver's message redacted. */
     public StoreException failure(String operation, Scope scope, SQLException e) {
-        return StoreException.failed(component, operation, scope, Jdbc.redacted(e));
+        return StoreException.failed(component, operation, scope, FailureText.redacted(e));
     }
 
     /**
@@ -84,7 +84,7 @@ public final class StoreCalls {
         try (Connection c = dataSource.getConnection()) {
             return work.run(c);
         } catch (SQLException e) {
-            throw StoreException.failed(component, "connect", null, Jdbc.redacted(e));
+            throw StoreException.failed(component, "connect", null, FailureText.redacted(e));
         }
     }
 }

@@ -1,4 +1,4 @@
-package dev.idem.jdbc.internal;
+package dev.idem.jdbc.support;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -37,7 +37,7 @@ public final class Isolation {
     }
 
     /** Whether borrowed connections must be switched (the pool's default is another level). */
-    public boolean switches() {
+    boolean switches() {
         return required >= 0 && required != poolDefault;
     }
 
@@ -64,10 +64,13 @@ public final class Isolation {
     }
 
     /**
-     * For a connection from another pool, whose default was never read: asks it, and sets the
-     * required level if it has another. Returns the level it had, to put back, or -1 if unchanged.
+     * For a connection that is not borrowed through {@link Transactions} (one kept out of the pool, or
+     * one from another pool), whose default was never read: asks it, and sets the required level if it
+     * has another.
+     *
+     * @return the level it had, for the caller to put back, or -1 if it was left unchanged
      */
-    int enterOther(Connection c) throws SQLException {
+    public int setOn(Connection c) throws SQLException {
         if (required < 0) {
             return -1;
         }

@@ -1,4 +1,4 @@
-package dev.idem.jdbc.internal;
+package dev.idem.jdbc.support;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -125,7 +125,7 @@ public final class Transactions {
             return e;
         }
         return new SQLTransactionRollbackException(what + " ran in the caller's transaction, which the database rolled back "
-                + "(a deadlock or serialization failure: " + Jdbc.redacted(e).getMessage() + "); nothing of that transaction "
+                + "(a deadlock or serialization failure: " + FailureText.redacted(e).getMessage() + "); nothing of that transaction "
                 + "happened: roll back and run the whole transaction again", e.getSQLState(), e);
     }
 
