@@ -1,5 +1,6 @@
 package dev.idem.servlet;
 
+import dev.idem.StoragePolicy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

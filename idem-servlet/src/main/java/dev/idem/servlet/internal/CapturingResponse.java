@@ -1,5 +1,6 @@
 package dev.idem.servlet.internal;
 
+import dev.idem.StoragePolicy;
 import dev.idem.StoredResponse;
 import jakarta.servlet.ServletOutputStream;
 import jakarta.servlet.WriteListener;
@@ -65,7 +66,7 @@ public final class CapturingResponse extends HttpServletResponseWrapper implemen
      * Set by a handler to decline storage of this response ({@code no}); kept here, never passed to
      * the wrapped response, so it reaches neither the client nor the store.
      */
-    public static final String STORE_HEADER = "Idempotent-Store";
+    public static final String STORE_HEADER = StoragePolicy.DECLINE_HEADER;
 
     /**
      * Never stored, so never replayed: cookies belong to the first caller's session; hop-by-hop
@@ -387,12 +388,15 @@ public final class CapturingResponse extends HttpServletResponseWrapper implemen
      * headers and body: the effect happened, and nothing may give the key back now.
      */
     public StoredResponse toStored() {
+        StoredResponse stored;
         try {
-            return storedCopy();
+            stored = storedCopy();
         } catch (RuntimeException | OutOfMemoryError copyFailed) {
-            return StoredResponse.of(response.getStatus(),
+            stored = StoredResponse.of(response.getStatus(),
                     Map.of(HEADERS_OMITTED_HEADER, List.of("true"), BODY_OMITTED_HEADER, List.of("true")), new byte[0]);
         }
+        // The handler's refusal travels with its answer: the engine's storage policy never stores it.
+        return storageDeclined ? StoragePolicy.declined(stored) : stored;
     }
 
     private StoredResponse storedCopy() {
