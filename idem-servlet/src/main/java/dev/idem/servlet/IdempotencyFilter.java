@@ -3,20 +3,18 @@ package dev.idem.servlet;
 import dev.idem.Execution;
 import dev.idem.Fingerprint;
 import dev.idem.Idem;
-import dev.idem.IdemException;
 import dev.idem.IdempotencyKey;
-import dev.idem.InvalidKeyException;
-import dev.idem.LeaseLostException;
 import dev.idem.Operation;
 import dev.idem.OperationFailedException;
 import dev.idem.Outcome;
 import dev.idem.Scope;
 import dev.idem.StoragePolicy;
-import dev.idem.StoreException;
 import dev.idem.StoredResponse;
+import dev.idem.http.HttpAnswer;
+import dev.idem.http.HttpAnswers;
 import dev.idem.servlet.internal.BufferedRequest;
 import dev.idem.servlet.internal.CapturingResponse;
-import dev.idem.servlet.internal.Problem;
+import dev.idem.servlet.internal.ServletAnswers;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -70,8 +68,6 @@ public final class IdempotencyFilter implements Filter {
     /** Default {@code Retry-After} of the answers to store and lease failures: 2 seconds. */
     public static final Duration DEFAULT_FAILURE_RETRY_AFTER = Duration.ofSeconds(2);
 
-    private static final System.Logger LOG = System.getLogger(IdempotencyFilter.class.getName());
-
     /** Marks a request this filter already took on, so a second pass (double registration) passes through. */
     private static final String APPLIED_ATTRIBUTE = IdempotencyFilter.class.getName() + ".applied";
     /** Variants of the filter's engine kept for routes with a storage policy of their own, at most. */
@@ -85,6 +81,8 @@ public final class IdempotencyFilter implements Filter {
     private final RequestFingerprinter fingerprinter;
     private final int maxRequestBytes;
     private final Duration failureRetryAfter;
+    /** The HTTP rules: the key header, the answer to each outcome and failure. */
+    private final HttpAnswers answers;
     private final RequestRunner defaultRunner;
     private final Map<StoragePolicy, RequestRunner> routeRunners = new ConcurrentHashMap<>();
 
@@ -111,6 +109,7 @@ public final class IdempotencyFilter implements Filter {
         this.fingerprinter = b.fingerprinter;
         this.maxRequestBytes = b.maxRequestBytes;
         this.failureRetryAfter = b.failureRetryAfter;
+        this.answers = new HttpAnswers(headerName, failureRetryAfter);
     }
 
     /** A builder for a filter running covered requests through {@code idem}. */
@@ -146,43 +145,30 @@ public final class IdempotencyFilter implements Filter {
             return;
         }
         Enumeration<String> keyValues = request.getHeaders(headerName); // null if the container hides headers
-        List<String> keyHeaders = keyValues == null ? List.of() : Collections.list(keyValues);
-        if (keyHeaders.isEmpty()) {
+        HttpAnswers.KeyHeader keyHeader = answers.key(keyValues == null ? List.of() : Collections.list(keyValues));
+        if (keyHeader instanceof HttpAnswers.KeyHeader.Refused refused) {
+            ServletAnswers.write(refused.answer(), response);
+            return;
+        }
+        if (!(keyHeader instanceof HttpAnswers.KeyHeader.Valid valid)) {
             if (policy.keyRequired()) {
-                Problem.KEY_MISSING.send(response, "This request requires an " + headerName + " header:"
-                        + " one unique value per logical request, reused on every retry of it.");
+                ServletAnswers.write(answers.keyMissing(), response);
             } else {
                 chain.doFilter(req, res);
             }
             return;
         }
-        if (keyHeaders.size() > 1) {
-            Problem.KEY_INVALID.send(response, "The " + headerName + " header was sent " + keyHeaders.size()
-                    + " times; send it exactly once.");
-            return;
-        }
-        IdempotencyKey key;
-        try {
-            key = IdempotencyKey.parse(keyHeaders.get(0));
-        } catch (InvalidKeyException e) {
-            // The message names the broken rule and a position, never the value.
-            String rule = e.getMessage();
-            String prefix = "idempotency key is invalid: ";
-            Problem.KEY_INVALID.send(response, "The " + headerName + " header is invalid: "
-                    + (rule.startsWith(prefix) ? rule.substring(prefix.length()) : rule) + ".");
-            return;
-        }
+        IdempotencyKey key = valid.key();
         byte[] body = readBody(request);
         if (body == null) {
-            Problem.REQUEST_TOO_LARGE.send(response, "The request body is larger than the " + maxRequestBytes
-                    + " bytes accepted for a request with an " + headerName + ".");
+            ServletAnswers.write(answers.requestTooLarge(maxRequestBytes), response);
             return;
         }
         Fingerprint fingerprint;
         try {
             fingerprint = fingerprinter.fingerprint(request, body);
         } catch (RequestFingerprinter.MalformedBodyException e) {
-            Problem.MALFORMED_JSON.send(response, e.getMessage() + ".");
+            ServletAnswers.write(answers.malformedJson(e.getMessage()), response);
             return;
         }
         Scope scope = scopes.resolve(request);
@@ -291,29 +277,9 @@ public final class IdempotencyFilter implements Filter {
     private void answer(Outcome outcome, HttpServletResponse response, CapturingResponse capture) throws IOException {
         if (outcome instanceof Outcome.Executed) {
             capture.sendToClient(); // stored or not, in full, even when the stored copy omitted an oversized body
-        } else if (outcome instanceof Outcome.Replayed replayed) {
-            CapturingResponse.replay(replayed.response(), response);
-        } else if (outcome instanceof Outcome.InProgress inProgress) {
-            Problem.KEY_IN_USE.send(response, "A request with this " + headerName + " is still being processed;"
-                    + " retry after the time in Retry-After to get its result.", inProgress.retryAfter());
         } else {
-            Problem.KEY_MISMATCH.send(response, "This " + headerName + " was already used for a different request"
-                    + " (method, path, query, content type or body); use a new key for a new request.");
+            ServletAnswers.write(answers.answer(outcome), response);
         }
-    }
-
-    /** The store or lease failure in {@code failure}'s cause chain, or null if it has none. */
-    private static IdemException idemFailure(Throwable failure) {
-        Throwable t = failure;
-        for (int depth = 0; t != null && depth < 32; depth++, t = t.getCause()) {
-            if (t instanceof StoreException || t instanceof LeaseLostException) {
-                return (IdemException) t;
-            }
-            if (t.getCause() == t) {
-                break;
-            }
-        }
-        return null;
     }
 
     /**
@@ -322,29 +288,19 @@ public final class IdempotencyFilter implements Filter {
      */
     private void answerFailure(Throwable failure, boolean handlerStarted, HttpServletResponse response, CapturingResponse capture)
             throws IOException, ServletException {
-        IdemException idemFailure = idemFailure(failure);
-        if (idemFailure == null || response.isCommitted()) {
-            if (failure instanceof IOException io) {
-                throw io;
-            }
-            if (failure instanceof ServletException servlet) {
-                throw servlet;
-            }
-            throw (RuntimeException) failure;
-        }
-        capture.discard(); // none of the handler's status, headers or cookies
-        if (idemFailure instanceof LeaseLostException) {
-            // Another owner holds the key (or already completed it): from here, the key is in progress.
-            Problem.KEY_IN_USE.send(response, "Another request with this " + headerName + " took it over while this one"
-                    + " was running; retry after the time in Retry-After to get the result that stands.", failureRetryAfter);
+        Optional<HttpAnswer> answer = response.isCommitted() ? Optional.empty() : answers.failure(failure, handlerStarted);
+        if (answer.isPresent()) {
+            capture.discard(); // none of the handler's status, headers or cookies
+            ServletAnswers.write(answer.get(), response);
             return;
         }
-        LOG.log(System.Logger.Level.WARNING, "idem store failed on a covered request; answered 503 store-unavailable", idemFailure);
-        Problem.STORE_UNAVAILABLE.send(response, handlerStarted
-                ? "The idempotency store failed while this request was processed, so its outcome was not recorded and"
-                        + " this answer is not final. Retry with the same " + headerName + " after the time in Retry-After."
-                : "The idempotency store could not be reached, so this request was not processed. Retry with the same "
-                        + headerName + " after the time in Retry-After.", failureRetryAfter);
+        if (failure instanceof IOException io) {
+            throw io;
+        }
+        if (failure instanceof ServletException servlet) {
+            throw servlet;
+        }
+        throw (RuntimeException) failure;
     }
 
     @Override

@@ -2,6 +2,8 @@ package dev.idem.servlet.internal;
 
 import dev.idem.StoragePolicy;
 import dev.idem.StoredResponse;
+import dev.idem.http.HttpAnswer;
+import dev.idem.http.HttpAnswers;
 import jakarta.servlet.ServletOutputStream;
 import jakarta.servlet.WriteListener;
 import jakarta.servlet.http.HttpServletResponse;
@@ -54,19 +56,19 @@ public final class CapturingResponse extends HttpServletResponseWrapper implemen
     /** Set on a stored response whose body was over the engine's cap and left out (the engine's marker). */
     public static final String BODY_OMITTED_HEADER = StoredResponse.BODY_OMITTED_HEADER;
     /** Set on every replayed response. */
-    public static final String REPLAYED_HEADER = "Idempotent-Replayed";
+    public static final String REPLAYED_HEADER = HttpAnswers.REPLAYED_HEADER;
     /** Set on a stored response some of whose headers could not be stored and were left out. */
-    public static final String HEADERS_OMITTED_HEADER = "Idempotent-Headers-Omitted";
+    public static final String HEADERS_OMITTED_HEADER = HttpAnswers.HEADERS_OMITTED_HEADER;
     /**
      * Stored, never sent: the names (comma-separated) of headers the handler only added to values an
      * outer filter had set, so a replay appends them to that filter's fresh values instead of replacing them.
      */
-    public static final String APPENDED_HEADER = "Idempotent-Appended-Headers";
+    public static final String APPENDED_HEADER = HttpAnswers.APPENDED_HEADER;
     /**
      * Set by a handler to decline storage of this response ({@code no}); kept here, never passed to
      * the wrapped response, so it reaches neither the client nor the store.
      */
-    public static final String STORE_HEADER = StoragePolicy.DECLINE_HEADER;
+    public static final String STORE_HEADER = HttpAnswers.STORE_HEADER;
 
     /**
      * Never stored, so never replayed: cookies belong to the first caller's session; hop-by-hop
@@ -523,50 +525,9 @@ public final class CapturingResponse extends HttpServletResponseWrapper implemen
         return body.heapBytes();
     }
 
-    /**
-     * Writes a stored response to a fresh (uncommitted) response, marked as a replay. Stored headers
-     * replace those the outer filters set for this request, except those the handler had only added
-     * to an outer filter's values ({@value #APPENDED_HEADER}), which are appended to them.
-     */
-    public static void replay(StoredResponse stored, HttpServletResponse response) throws IOException {
-        response.setStatus(stored.status());
-        Set<String> appended = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
-        for (String names : stored.headers().getOrDefault(APPENDED_HEADER, List.of())) {
-            for (String name : names.split(",")) {
-                appended.add(name.trim());
-            }
-        }
-        stored.headers().forEach((name, values) -> {
-            if (APPENDED_HEADER.equalsIgnoreCase(name)) {
-                return;
-            }
-            boolean replace = !appended.contains(name);
-            for (String value : values) {
-                if (replace) {
-                    response.setHeader(name, value);
-                    replace = false;
-                } else {
-                    response.addHeader(name, value);
-                }
-            }
-        });
-        response.setHeader(REPLAYED_HEADER, "true");
-        writeBody(response, stored.status(), stored.body());
-    }
-
-    private static void writeBody(HttpServletResponse response, int status, byte[] bytes) throws IOException {
-        if (contentAllowed(status)) {
-            response.setContentLength(bytes.length);
-            if (bytes.length > 0) {
-                response.getOutputStream().write(bytes);
-            }
-        }
-        response.flushBuffer();
-    }
-
     /** 1xx, 204 and 304 have no content, and must not announce a length (RFC 9110 §8.6). */
     private static boolean contentAllowed(int status) {
-        return status >= 200 && status != 204 && status != 304;
+        return new HttpAnswer(status, List.of(), new byte[0]).hasContent();
     }
 
     private final class CaptureStream extends ServletOutputStream {
