@@ -3,7 +3,6 @@ package dev.idem;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.idem.StoredResponse;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

@@ -1,8 +1,8 @@
 package dev.idem.servlet;
 
-import dev.idem.StoragePolicy;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.idem.StoragePolicy;
 import dev.idem.spi.IdempotencyRecord;
 import dev.idem.spi.RecordState;
 import java.net.http.HttpResponse;

@@ -284,11 +284,6 @@ public final class CapturingResponse extends HttpServletResponseWrapper implemen
         return value != null && "no".equalsIgnoreCase(value.trim());
     }
 
-    /** Whether the handler declined storage of this response with {@code Idempotent-Store: no}. */
-    public boolean storageDeclined() {
-        return storageDeclined;
-    }
-
     @Override
     public void setIntHeader(String name, int value) {
         String normalised = HeaderFields.headerName(name);
@@ -384,7 +379,8 @@ public final class CapturingResponse extends HttpServletResponseWrapper implemen
      * What to store: the status, the storable headers the handler set (not the outer filters'), as
      * the container holds them, and the body as far as it is held in memory — all of it when it is
      * within the cap, else one byte over it, so that the engine's rule ({@link dev.idem.Idem#storable})
-     * stores it empty and marked. Never fails because of a header: one that still could not be stored
+     * stores it empty and marked; marked {@linkplain StoragePolicy#declined declined} when the handler
+     * sent {@code Idempotent-Store: no}. Never fails because of a header: one that still could not be stored
      * is left out and the response is marked {@code Idempotent-Headers-Omitted: true}; and if even the
      * copy of the body fails (no memory left), the status alone is stored, marked as missing its
      * headers and body: the effect happened, and nothing may give the key back now.
