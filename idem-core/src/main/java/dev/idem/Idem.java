@@ -12,6 +12,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Runs an operation at most once per (scope, key) over any {@link IdempotencyStore}; every other call
@@ -37,7 +38,7 @@ public final class Idem {
     private final Duration lease;
     private final Duration retention;
     private final InFlightPolicy inFlightPolicy;
-    private final FailurePolicy failurePolicy;
+    private final StoragePolicy storagePolicy;
     private final Clock clock;
     private final IdemListener listener;
     private final int maxResponseBytes;
@@ -49,7 +50,7 @@ public final class Idem {
         this.lease = b.lease;
         this.retention = b.retention;
         this.inFlightPolicy = b.inFlightPolicy;
-        this.failurePolicy = b.failurePolicy;
+        this.storagePolicy = b.storagePolicy;
         this.clock = b.clock;
         this.listener = b.listener instanceof SafeListener ? b.listener : new SafeListener(b.listener);
         this.maxResponseBytes = b.maxResponseBytes;
@@ -68,7 +69,7 @@ public final class Idem {
         b.lease = lease;
         b.retention = retention;
         b.inFlightPolicy = inFlightPolicy;
-        b.failurePolicy = failurePolicy;
+        b.storagePolicy = storagePolicy;
         b.clock = clock;
         b.listener = listener;
         b.maxResponseBytes = maxResponseBytes;
@@ -80,7 +81,7 @@ public final class Idem {
      * Runs {@code operation} if this call acquires the key, else answers with the stored response,
      * an in-progress answer or a mismatch.
      *
-     * <p>If the operation throws, or returns a response the failure policy does not store, the key is
+     * <p>If the operation throws, or returns a response the storage policy does not store, the key is
      * given back (released, or its lease ended if a phase finished) and the exception propagates:
      * unchecked ones as they are, checked ones wrapped in {@link OperationFailedException}. A response
      * over {@link #maxResponseBytes()} is not a failure: the effect ran, so it completes the key, stored
@@ -103,7 +104,7 @@ public final class Idem {
                 return new RunningExecution(this, request.id(), acquired, sentAt).run(operation);
             }
             if (!(claim instanceof ClaimOutcome.InProgress inProgress) || deadline == null && !inFlightPolicy.waits()) {
-                return claim.answer(scope, listener);
+                return answer(scope, claim);
             }
             Duration retryAfter = inProgress.retryAfter();
             if (deadline == null) {
@@ -152,9 +153,44 @@ public final class Idem {
         return inFlightPolicy;
     }
 
-    /** Which responses are stored. */
-    public FailurePolicy failurePolicy() {
-        return failurePolicy;
+    /** Which responses are stored: the one decision, for every mode that runs on this engine. */
+    public StoragePolicy storagePolicy() {
+        return storagePolicy;
+    }
+
+    /**
+     * What this engine answers for a claim that did not acquire the record, without waiting, with the
+     * listener told: a replay, a mismatch, or in progress. The one mapping every mode shares (the
+     * transactional one too).
+     *
+     * @throws IllegalArgumentException for {@link ClaimOutcome.Acquired}: an acquired claim is answered
+     *                                  by running the operation
+     */
+    public Outcome answer(Scope scope, ClaimOutcome claim) {
+        Objects.requireNonNull(claim, "claim is null");
+        if (claim instanceof ClaimOutcome.Replay replay) {
+            listener.replayed(scope);
+            return new Outcome.Replayed(replay.response());
+        }
+        if (claim instanceof ClaimOutcome.Mismatch) {
+            listener.mismatch(scope);
+            return new Outcome.Mismatch();
+        }
+        if (claim instanceof ClaimOutcome.InProgress inProgress) {
+            listener.inProgress(scope);
+            return Outcome.InProgress.lookAgain(inProgress.retryAfter());
+        }
+        throw new IllegalArgumentException("an acquired claim is answered by running the operation, not by the claim");
+    }
+
+    /**
+     * The storage decision for what an operation returned, as a value: {@code response} as this engine
+     * stores it ({@link #storable}), or empty when the {@linkplain #storagePolicy() storage policy}
+     * does not store it (then the key is to be given back). The one rule for every mode.
+     */
+    public Optional<StoredResponse> toStore(StoredResponse response) {
+        StoredResponse stored = storable(response);
+        return storagePolicy.stores(stored) ? Optional.of(stored) : Optional.empty();
     }
 
     /** The listener, wrapped so that what it throws is logged and ignored. */
@@ -194,7 +230,7 @@ public final class Idem {
     @Override
     public String toString() {
         return "Idem[store=" + store.getClass().getSimpleName() + ", lease=" + lease + ", retention=" + retention
-                + ", inFlight=" + inFlightPolicy + ", " + failurePolicy + ", maxResponseBytes=" + maxResponseBytes
+                + ", inFlight=" + inFlightPolicy + ", " + storagePolicy + ", maxResponseBytes=" + maxResponseBytes
                 + ", renewLeases=" + renewLeases + "]";
     }
 
@@ -204,7 +240,7 @@ public final class Idem {
         private Duration lease = Duration.ofSeconds(30);
         private Duration retention = Duration.ofHours(24);
         private InFlightPolicy inFlightPolicy = InFlightPolicy.reject();
-        private FailurePolicy failurePolicy = FailurePolicy.defaults();
+        private StoragePolicy storagePolicy = StoragePolicy.defaults();
         private Clock clock = Clock.systemUTC();
         private IdemListener listener = IdemListener.noop();
         private int maxResponseBytes = 8 * 1024 * 1024;
@@ -241,9 +277,12 @@ public final class Idem {
             return this;
         }
 
-        /** Default {@link FailurePolicy#defaults()}: store statuses below 500. */
-        public Builder failurePolicy(FailurePolicy policy) {
-            this.failurePolicy = Objects.requireNonNull(policy, "failurePolicy is null");
+        /**
+         * Which responses are stored for replay. Default {@link StoragePolicy#defaults()}: every status
+         * but 408, 409, 425, 429 and 5xx.
+         */
+        public Builder storagePolicy(StoragePolicy policy) {
+            this.storagePolicy = Objects.requireNonNull(policy, "storagePolicy is null");
             return this;
         }
 

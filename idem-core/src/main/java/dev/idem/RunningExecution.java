@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * One owner's run of an operation: phases, checkpoints, lease renewal and the final write.
@@ -73,14 +74,15 @@ final class RunningExecution implements Execution {
             giveBack(failure);
             throw propagate(failure);
         }
-        if (!idem.failurePolicy().stores(response)) {
+        // Outside the operation's try: the effect ran, so nothing about the response's size gives the key back.
+        Optional<StoredResponse> toStore = idem.toStore(response);
+        if (toStore.isEmpty()) {
             giveBack(null);
             return new Outcome.Executed(response, false, attempt);
         }
         try {
             ensureVouched("complete");
-            // Outside the operation's try: the effect ran, so nothing about the response's size gives the key back.
-            store.complete(id, token, idem.storable(response), idem.retention());
+            store.complete(id, token, toStore.get(), idem.retention());
         } catch (LeaseLostException e) {
             onLeaseLost();
             throw e;

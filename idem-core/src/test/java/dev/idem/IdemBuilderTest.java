@@ -22,7 +22,7 @@ class IdemBuilderTest {
         assertThat(idem.maxResponseBytes()).isEqualTo(8 * 1024 * 1024);
         assertThat(idem.renewLeases()).isTrue();
         assertThat(idem.store()).isSameAs(store);
-        assertThat(idem.failurePolicy()).isSameAs(FailurePolicy.defaults());
+        assertThat(idem.storagePolicy()).isSameAs(StoragePolicy.defaults());
         assertThat(idem.toString()).contains("reject()");
     }
 
@@ -113,7 +113,7 @@ class IdemBuilderTest {
     @DisplayName("null policies, clock and listener are rejected")
     void nullCollaborators() {
         assertThatThrownBy(() -> Idem.builder().inFlightPolicy(null)).isInstanceOf(NullPointerException.class);
-        assertThatThrownBy(() -> Idem.builder().failurePolicy(null)).isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> Idem.builder().storagePolicy(null)).isInstanceOf(NullPointerException.class);
         assertThatThrownBy(() -> Idem.builder().clock(null)).isInstanceOf(NullPointerException.class);
         assertThatThrownBy(() -> Idem.builder().listener(null)).isInstanceOf(NullPointerException.class);
     }
@@ -158,9 +158,9 @@ class IdemBuilderTest {
     }
 
     @Test
-    @DisplayName("the default failure policy stores statuses below 500 only")
-    void defaultFailurePolicy() {
-        FailurePolicy policy = FailurePolicy.defaults();
+    @DisplayName("the default storage policy stores statuses below 500, no 5xx")
+    void defaultStoragePolicy() {
+        StoragePolicy policy = StoragePolicy.defaults();
         assertThat(policy.stores(StoredResponse.of(201, new byte[0]))).isTrue();
         assertThat(policy.stores(StoredResponse.of(422, new byte[0]))).isTrue();
         assertThat(policy.stores(StoredResponse.of(499, new byte[0]))).isTrue();
@@ -169,14 +169,14 @@ class IdemBuilderTest {
     }
 
     @Test
-    @DisplayName("a custom failure policy decides by status and describes itself")
-    void customFailurePolicy() {
-        FailurePolicy only2xx = FailurePolicy.storeStatuses(s -> s / 100 == 2, "2xx");
+    @DisplayName("a storage policy by status decides by status and describes itself")
+    void customStoragePolicy() {
+        StoragePolicy only2xx = StoragePolicy.storeStatuses(s -> s / 100 == 2, "2xx");
         assertThat(only2xx.stores(StoredResponse.of(200, new byte[0]))).isTrue();
         assertThat(only2xx.stores(StoredResponse.of(404, new byte[0]))).isFalse();
         assertThat(only2xx.toString()).contains("2xx");
-        assertThatThrownBy(() -> FailurePolicy.storeStatuses(null, "x")).isInstanceOf(NullPointerException.class);
-        assertThatThrownBy(() -> FailurePolicy.storeStatuses(s -> true, null)).isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> StoragePolicy.storeStatuses(null, "x")).isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> StoragePolicy.storeStatuses(s -> true, null)).isInstanceOf(NullPointerException.class);
     }
 
     @ParameterizedTest

@@ -220,14 +220,35 @@ class IdemEngineTest {
         }
 
         @Test
-        @DisplayName("a custom failure policy decides what is stored")
-        void customFailurePolicy() {
-            Idem only2xx = idem.toBuilder().failurePolicy(FailurePolicy.storeStatuses(s -> s / 100 == 2, "2xx")).build();
+        @DisplayName("a custom storage policy decides what is stored")
+        void customStoragePolicy() {
+            Idem only2xx = idem.toBuilder().storagePolicy(StoragePolicy.storeStatuses(s -> s / 100 == 2, "2xx")).build();
 
             Outcome outcome = only2xx.execute(scope, key, fingerprint, execution -> response(404, "no such card"));
 
             assertThat(outcome).isEqualTo(new Outcome.Executed(response(404, "no such card"), false, 1));
             assertThat(store.find(id)).isEmpty();
+        }
+
+        @Test
+        @DisplayName("a response the operation returns declined is not stored, whatever the policy, and the key is released")
+        void aDeclinedResponseIsNotStored() {
+            Idem storingAll = idem.toBuilder().storagePolicy(StoragePolicy.storingAll()).build();
+            StoredResponse declined = StoragePolicy.declined(response(201, "paid"));
+
+            Outcome outcome = storingAll.execute(scope, key, fingerprint, execution -> declined);
+
+            assertThat(outcome).isEqualTo(new Outcome.Executed(declined, false, 1));
+            assertThat(store.find(id)).isEmpty();
+            assertThat(store.calls()).containsExactly("claim", "release");
+        }
+
+        @Test
+        @DisplayName("the engine answers a claim that did not acquire, and refuses to answer one that did")
+        void theEngineAnswersClaims() {
+            assertThat(idem.answer(scope, new ClaimOutcome.Mismatch())).isEqualTo(new Outcome.Mismatch());
+            assertThatThrownBy(() -> idem.answer(scope, new ClaimOutcome.Acquired(1, 1, java.util.Optional.empty())))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("acquired");
         }
 
         @Test

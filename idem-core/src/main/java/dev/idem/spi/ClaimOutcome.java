@@ -1,38 +1,15 @@
 package dev.idem.spi;
 
-import dev.idem.IdemListener;
-import dev.idem.Outcome;
-import dev.idem.Scope;
 import dev.idem.StoredResponse;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 
-/** What {@link IdempotencyStore#claim} answers. Exactly one concurrent claimer of a record gets {@link Acquired}. */
+/**
+ * What {@link IdempotencyStore#claim} answers: data only. Exactly one concurrent claimer of a record gets
+ * {@link Acquired}; what a caller is told for the others is the engine's ({@link dev.idem.Idem#answer}).
+ */
 public sealed interface ClaimOutcome {
-
-    /**
-     * What an engine answers for a claim that did not acquire the record, without waiting, with the
-     * listener told: a replay, a mismatch, or in progress. The one mapping {@code Idem} and the
-     * transactional mode share.
-     *
-     * @throws IllegalStateException for {@link Acquired}: an acquired claim is answered by running the operation
-     */
-    default Outcome answer(Scope scope, IdemListener listener) {
-        if (this instanceof Replay replay) {
-            listener.replayed(scope);
-            return new Outcome.Replayed(replay.response());
-        }
-        if (this instanceof Mismatch) {
-            listener.mismatch(scope);
-            return new Outcome.Mismatch();
-        }
-        if (this instanceof InProgress inProgress) {
-            listener.inProgress(scope);
-            return Outcome.InProgress.lookAgain(inProgress.retryAfter());
-        }
-        throw new IllegalStateException("an acquired claim is answered by running the operation, not by the claim");
-    }
 
     /**
      * The caller owns the record until its lease ends. Every later write must carry {@code token}.

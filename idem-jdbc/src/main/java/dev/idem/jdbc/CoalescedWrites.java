@@ -2,6 +2,7 @@ package dev.idem.jdbc;
 
 import dev.idem.LeaseLostException;
 import dev.idem.StoredResponse;
+import dev.idem.jdbc.ClaimRows.Claimed;
 import dev.idem.jdbc.internal.CommitCoalescer;
 import dev.idem.jdbc.internal.CommitCoalescer.Answer;
 import dev.idem.jdbc.internal.HeaderCodec;
@@ -43,10 +44,6 @@ final class CoalescedWrites {
      * measured no better; see docs/performance.md, "Coalesced commits").
      */
     static final int IN_FLIGHT = 1;
-
-    /** A claim's outcome and, for a replay, the record's remaining life in ms (for the response cache). */
-    record Claimed(ClaimOutcome outcome, long expiresIn) {
-    }
 
     /** One caller's completion. */
     record Completion(RecordKey id, long token, StoredResponse response, Duration retention) {
@@ -122,8 +119,7 @@ final class CoalescedWrites {
                 while (rs.next()) {
                     ClaimRequest request = byName.get(name(rs.getString(1), rs.getString(2)));
                     if (request != null) {
-                        long[] expiresIn = {0};
-                        out.put(request.id(), new Claimed(claimedRow(rs, 3, request, expiresIn), expiresIn[0]));
+                        out.put(request.id(), ClaimRows.claimRow(rs, 3, request));
                     }
                 }
             }
@@ -133,31 +129,6 @@ final class CoalescedWrites {
 
     private static String name(String scope, String key) {
         return scope + "\u0000" + key;
-    }
-
-    /**
-     * One row of a claim statement, its columns from {@code first} on: token, attempt, recovery phase
-     * and state (acquired); then fingerprint, status, headers, body, expires_in, which are set only when
-     * the statement answered a completed record (replay, or mismatch if the fingerprint differs).
-     *
-     * @param expiresIn if not null, gets a replayed record's remaining life in ms on the database's clock
-     */
-    static ClaimOutcome claimedRow(ResultSet rs, int first, ClaimRequest request, long[] expiresIn) throws SQLException {
-        String completedFingerprint = rs.getString(first + 4);
-        if (completedFingerprint == null) {
-            return new ClaimOutcome.Acquired(rs.getLong(first), rs.getInt(first + 1),
-                    JdbcIdempotencyStore.recoveryPoint(rs.getString(first + 2), rs.getBytes(first + 3)));
-        }
-        // A completed, unexpired record: immutable until it expires, so answering from it is final.
-        if (!request.fingerprint().value().equals(completedFingerprint)) {
-            return new ClaimOutcome.Mismatch();
-        }
-        byte[] body = rs.getBytes(first + 7);
-        if (expiresIn != null) {
-            expiresIn[0] = rs.getLong(first + 8);
-        }
-        return new ClaimOutcome.Replay(StoredResponse.of(rs.getInt(first + 5), HeaderCodec.decode(rs.getString(first + 6)),
-                body == null ? new byte[0] : body));
     }
 
     // ---- completions ----------------------------------------------------------------------------

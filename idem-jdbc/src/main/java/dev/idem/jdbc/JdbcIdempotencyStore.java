@@ -1,10 +1,10 @@
 package dev.idem.jdbc;
 
-import dev.idem.Fingerprint;
 import dev.idem.LeaseLostException;
 import dev.idem.Scope;
 import dev.idem.StoreException;
 import dev.idem.StoredResponse;
+import dev.idem.jdbc.ClaimRows.Claimed;
 import dev.idem.jdbc.internal.HeaderCodec;
 import dev.idem.jdbc.support.Isolation;
 import dev.idem.jdbc.support.Migrator;
@@ -22,7 +22,6 @@ import dev.idem.spi.HeldLease;
 import dev.idem.spi.IdempotencyRecord;
 import dev.idem.spi.IdempotencyStore;
 import dev.idem.spi.RecordKey;
-import dev.idem.spi.RecordState;
 import dev.idem.spi.RecoveryPoint;
 import dev.idem.spi.Renewals;
 import java.sql.Connection;
@@ -31,7 +30,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -183,22 +181,20 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             return cached;
         }
         long sentAt = System.nanoTime();
-        CoalescedWrites.Claimed claimed = claimed(request);
+        Claimed claimed = claimed(request);
         if (claimed.outcome() instanceof ClaimOutcome.Replay replay) {
             cache.put(request.id(), request.fingerprint().value(), replay.response(), sentAt, claimed.expiresIn());
         }
         return claimed.outcome();
     }
 
-    private CoalescedWrites.Claimed claimed(ClaimRequest request) {
+    private Claimed claimed(ClaimRequest request) {
         return coalesced == null ? claimAlone(request) : coalesced.claim(request);
     }
 
     /** The claim on a connection of its own, not coalesced: a caller alone, or one a batch could not settle. */
-    private CoalescedWrites.Claimed claimAlone(ClaimRequest request) {
-        long[] expiresIn = {0};
-        ClaimOutcome outcome = inConnection("claim", request.id().scope(), c -> claim(c, request, expiresIn));
-        return new CoalescedWrites.Claimed(outcome, expiresIn[0]);
+    private Claimed claimAlone(ClaimRequest request) {
+        return inConnection("claim", request.id().scope(), c -> claimOn(c, request));
     }
 
     @Override
@@ -298,7 +294,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 ps.setString(1, id.scope().value());
                 ps.setString(2, id.key().value());
                 try (ResultSet rs = ps.executeQuery()) {
-                    return rs.next() ? Optional.of(readRecord(id, rs)) : Optional.empty();
+                    return rs.next() ? Optional.of(ClaimRows.record(id, rs)) : Optional.empty();
                 }
             }
         });
@@ -313,7 +309,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      */
     ClaimOutcome claim(Connection c, ClaimRequest request) throws SQLException {
         requireFirstWork(c);
-        return claim(c, request, null);
+        return claimOn(c, request).outcome();
     }
 
     /**
@@ -333,12 +329,12 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         }
     }
 
-    /** @param expiresIn if not null, gets a replayed record's remaining life in ms on the database's clock */
-    private ClaimOutcome claim(Connection c, ClaimRequest request, long[] expiresIn) throws SQLException {
+    /** The claim's rounds on {@code c}: the outcome, with a replayed record's remaining life for the cache. */
+    private Claimed claimOn(Connection c, ClaimRequest request) throws SQLException {
         boolean byUpdate = dialect.claimsInThreeSteps();
         for (int round = 0; round < MAX_CLAIM_ROUNDS; round++) {
             try {
-                ClaimOutcome settled = tryAcquire(c, request, expiresIn);
+                Claimed settled = tryAcquire(c, request);
                 if (settled != null) {
                     return settled;
                 }
@@ -347,14 +343,14 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                     // while a takeover asks for the exclusive one would deadlock with another claimer.
                     ThreeStepTakeover.endTransaction(c);
                 }
-                ClaimOutcome live = lookup(c, request, expiresIn);
+                Claimed live = lookup(c, request);
                 if (live != null) {
                     return live;
                 }
                 if (byUpdate) {
                     ClaimOutcome taken = takeover.takeOver(c, request);
                     if (taken != null) {
-                        return taken;
+                        return Claimed.of(taken);
                     }
                 }
             } catch (SQLException e) {
@@ -374,7 +370,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      * record in the same statement (PostgreSQL), {@code Replay} or {@code Mismatch}; or {@code null}
      * when the record is live and must be looked up.
      */
-    private ClaimOutcome tryAcquire(Connection c, ClaimRequest request, long[] expiresIn) throws SQLException {
+    private Claimed tryAcquire(Connection c, ClaimRequest request) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql.get("claim"))) {
             ps.setString(1, request.id().scope().value());
             ps.setString(2, request.id().key().value());
@@ -382,35 +378,18 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             ps.setLong(4, request.lease().toMillis());
             ps.setLong(5, request.retention().toMillis());
             try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? CoalescedWrites.claimedRow(rs, 1, request, expiresIn) : null;
+                return rs.next() ? ClaimRows.claimRow(rs, 1, request) : null;
             }
         }
     }
 
     /** Reads a live record to answer a claim that did not acquire; {@code null} if it is not live any more. */
-    private ClaimOutcome lookup(Connection c, ClaimRequest request, long[] expiresIn) throws SQLException {
+    private Claimed lookup(Connection c, ClaimRequest request) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql.get("lookup"))) {
             ps.setString(1, request.id().scope().value());
             ps.setString(2, request.id().key().value());
             try (ResultSet rs = ps.executeQuery()) {
-                if (!rs.next() || rs.getBoolean("expired")) {
-                    return null;
-                }
-                RecordState state = state(rs.getInt("state"));
-                if (state == null) {
-                    return null;
-                }
-                if (!request.fingerprint().value().equals(rs.getString("fingerprint"))) {
-                    return new ClaimOutcome.Mismatch();
-                }
-                if (state == RecordState.COMPLETED) {
-                    if (expiresIn != null) {
-                        expiresIn[0] = rs.getLong("expires_in");
-                    }
-                    return new ClaimOutcome.Replay(response(rs));
-                }
-                long leaseLeft = rs.getLong("lease_left");
-                return leaseLeft > 0 ? new ClaimOutcome.InProgress(Duration.ofMillis(leaseLeft)) : null;
+                return rs.next() ? ClaimRows.lookupRow(rs, request) : null;
             }
         }
     }
@@ -450,38 +429,6 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next();
             }
-        }
-    }
-
-    // ---- reading rows -----------------------------------------------------------------------
-
-    private IdempotencyRecord readRecord(RecordKey id, ResultSet rs) throws SQLException {
-        RecordState state = state(rs.getInt("state"));
-        Optional<StoredResponse> response = state == RecordState.COMPLETED ? Optional.of(response(rs)) : Optional.empty();
-        return new IdempotencyRecord(id, Fingerprint.parse(rs.getString("fingerprint")), state,
-                rs.getLong("token"), rs.getInt("attempt"),
-                Instant.ofEpochMilli(rs.getLong("lease_until")), Instant.ofEpochMilli(rs.getLong("expires_at")),
-                recoveryPoint(rs.getString("recovery_phase"), rs.getBytes("recovery_state")), response);
-    }
-
-    private static StoredResponse response(ResultSet rs) throws SQLException {
-        byte[] body = rs.getBytes("body");
-        return StoredResponse.of(rs.getInt("status"), HeaderCodec.decode(rs.getString("headers")), body == null ? new byte[0] : body);
-    }
-
-    static Optional<RecoveryPoint> recoveryPoint(String phase, byte[] state) {
-        return phase == null ? Optional.empty() : Optional.of(RecoveryPoint.of(phase, state == null ? new byte[0] : state));
-    }
-
-    /** 0 and 1 are live states; 2 (released) reads as absent. */
-    private static RecordState state(int code) {
-        switch (code) {
-            case 0:
-                return RecordState.IN_PROGRESS;
-            case 1:
-                return RecordState.COMPLETED;
-            default:
-                return null;
         }
     }
 

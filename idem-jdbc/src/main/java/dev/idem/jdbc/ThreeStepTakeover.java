@@ -59,7 +59,7 @@ final class ThreeStepTakeover {
                     if (!rs.next()) {
                         throw new SQLException("the record taken over is missing in the same transaction");
                     }
-                    acquired = new ClaimOutcome.Acquired(rs.getLong(1), rs.getInt(2), JdbcIdempotencyStore.recoveryPoint(rs.getString(3), rs.getBytes(4)));
+                    acquired = ClaimRows.acquired(rs, 1);
                 }
             }
             if (own) {

@@ -1,13 +1,12 @@
 package dev.idem.jdbc;
 
-import dev.idem.FailurePolicy;
 import dev.idem.Fingerprint;
 import dev.idem.Idem;
-import dev.idem.IdemException;
-import dev.idem.IdemListener;
+import dev.idem.OperationFailedException;
 import dev.idem.IdempotencyKey;
 import dev.idem.Outcome;
 import dev.idem.Scope;
+import dev.idem.StoragePolicy;
 import dev.idem.StoredResponse;
 import dev.idem.jdbc.support.Transactions;
 import dev.idem.spi.ClaimOutcome;
@@ -15,8 +14,8 @@ import dev.idem.spi.ClaimRequest;
 import dev.idem.spi.RecordKey;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 import javax.sql.DataSource;
 
 /**
@@ -47,25 +46,20 @@ public final class TransactionalIdem {
      * (serialization failures run the transaction again whole), never a wrong answer.
      */
     private final Transactions transactions;
-    private final Duration lease;
-    private final Duration retention;
-    private final FailurePolicy failurePolicy;
-    private final IdemListener listener;
-    /** Decides how a response is stored ({@link Idem#storable}): one rule for both modes. */
-    private final Idem settings;
+    /**
+     * The engine this mode runs on: its lease, retention, listener, and its answers and storage
+     * decision ({@link Idem#answer}, {@link Idem#toStore}), shared with {@link Idem#execute}.
+     */
+    private final Idem engine;
 
-    private TransactionalIdem(Idem settings, JdbcIdempotencyStore store) {
+    private TransactionalIdem(Idem engine, JdbcIdempotencyStore store) {
         this.store = store;
         this.transactions = new Transactions(store.dataSource());
-        this.lease = settings.lease();
-        this.retention = settings.retention();
-        this.failurePolicy = settings.failurePolicy();
-        this.listener = settings.listener();
-        this.settings = settings;
+        this.engine = engine;
     }
 
     /**
-     * The transactional mode of {@code idem}: same store, lease, retention, failure policy, listener
+     * The transactional mode of {@code idem}: same store, lease, retention, storage policy, listener
      * and response cap. The in-flight policy does not apply: a duplicate always waits on the row.
      *
      * @throws IllegalArgumentException if {@code idem}'s store is not a {@link JdbcIdempotencyStore}
@@ -84,13 +78,13 @@ public final class TransactionalIdem {
      * connection of its own from the store's {@link #dataSource()}; the result of
      * {@link #join} committed when {@link #shouldCommit} says so, else rolled back.
      *
-     * <p>If the operation throws, or returns a response the failure policy does not store, the
+     * <p>If the operation throws, or returns a response the storage policy does not store, the
      * transaction rolls back: its writes and the claim vanish and a retry runs again. Checked
-     * exceptions are wrapped in an {@link IdemException}; unchecked ones propagate as they are.
+     * exceptions are wrapped in an {@link OperationFailedException}; unchecked ones propagate as they are.
      */
     public Outcome execute(Scope scope, IdempotencyKey key, Fingerprint fingerprint, TransactionalOperation operation) {
         Objects.requireNonNull(operation, "operation is null");
-        ClaimRequest request = new ClaimRequest(new RecordKey(scope, key), fingerprint, lease, retention);
+        ClaimRequest request = new ClaimRequest(new RecordKey(scope, key), fingerprint, engine.lease(), engine.retention());
         try {
             // Run again whole if the database rolls it back as a deadlock victim: the operation is
             // database-only by contract, so nothing of the lost attempt happened.
@@ -108,7 +102,7 @@ public final class TransactionalIdem {
 
     /**
      * Runs {@code operation} in the <em>caller's</em> transaction: claims the key on
-     * {@code transaction}, runs the operation on it and, if the failure policy stores its response,
+     * {@code transaction}, runs the operation on it and, if the storage policy stores its response,
      * completes the record on it. It never commits, rolls back or changes the auto-commit mode: the
      * caller ends the transaction, and must
      * <ul>
@@ -133,7 +127,7 @@ public final class TransactionalIdem {
      * response, or acquires the key if it rolled back.
      *
      * <p>Exceptions: unchecked ones of the operation propagate as they are, checked ones wrapped in
-     * {@link TransactionalOperationException}; a database error is a {@link dev.idem.StoreException};
+     * {@link OperationFailedException}; a database error is a {@link dev.idem.StoreException};
      * a response over the engine's cap is no failure: it is stored as {@link Idem#storable} says
      * (status and headers, an empty body marked {@code Idempotent-Body-Omitted: true}) and the
      * outcome carries it whole.
@@ -146,7 +140,7 @@ public final class TransactionalIdem {
                         TransactionalOperation operation) {
         Objects.requireNonNull(transaction, "transaction is null");
         Objects.requireNonNull(operation, "operation is null");
-        ClaimRequest request = new ClaimRequest(new RecordKey(scope, key), fingerprint, lease, retention);
+        ClaimRequest request = new ClaimRequest(new RecordKey(scope, key), fingerprint, engine.lease(), engine.retention());
         try {
             if (transaction.getAutoCommit()) {
                 throw new IllegalArgumentException("join needs a connection in a transaction, but auto-commit is on"
@@ -181,14 +175,15 @@ public final class TransactionalIdem {
         Scope scope = request.id().scope();
         ClaimOutcome claim = store.claim(c, request);
         if (!(claim instanceof ClaimOutcome.Acquired acquired)) {
-            return claim.answer(scope, listener);
+            return engine.answer(scope, claim);
         }
-        listener.claimed(scope, acquired.attempt());
+        engine.listener().claimed(scope, acquired.attempt());
         StoredResponse response = run(scope, operation, c);
-        if (!failurePolicy.stores(response)) {
+        Optional<StoredResponse> toStore = engine.toStore(response);
+        if (toStore.isEmpty()) {
             return new Outcome.Executed(response, false, acquired.attempt());
         }
-        store.complete(c, request.id(), acquired.token(), settings.storable(response), retention);
+        store.complete(c, request.id(), acquired.token(), toStore.get(), engine.retention());
         return new Outcome.Executed(response, true, acquired.attempt());
     }
 
@@ -199,7 +194,7 @@ public final class TransactionalIdem {
         } catch (RuntimeException | Error e) {
             throw e;
         } catch (Exception e) {
-            throw new TransactionalOperationException(scope, e);
+            throw new OperationFailedException(scope, e);
         }
         if (response == null) {
             throw new IllegalStateException("operation for scope '" + scope + "' returned null; return a StoredResponse");
@@ -207,14 +202,12 @@ public final class TransactionalIdem {
         return response;
     }
 
-    /** A checked exception thrown by a {@link TransactionalOperation}; the transaction was rolled back. */
-    public static final class TransactionalOperationException extends IdemException {
-        private static final long serialVersionUID = 1L;
-
-        TransactionalOperationException(Scope scope, Exception cause) {
-            // The cause's class only: its message is the application's and may quote a key or a body.
-            super("transactional operation for scope '" + scope + "' failed with " + cause.getClass().getName()
-                    + " and was rolled back", cause);
-        }
+    /**
+     * This mode on a variant of its engine with {@code policy} deciding what is stored; this instance
+     * when the engine already has that policy.
+     */
+    public TransactionalIdem withStoragePolicy(StoragePolicy policy) {
+        Objects.requireNonNull(policy, "policy is null");
+        return policy == engine.storagePolicy() ? this : new TransactionalIdem(engine.toBuilder().storagePolicy(policy).build(), store);
     }
 }

@@ -299,7 +299,7 @@ class TransactionalIdemTest {
             assertThatThrownBy(() -> idem.execute(scope, key, fingerprint, c -> {
                 insertPayment(c, "p-1", 100);
                 throw cause;
-            })).isInstanceOf(TransactionalIdem.TransactionalOperationException.class)
+            })).isInstanceOf(dev.idem.OperationFailedException.class)
                     .hasCause(cause)
                     .hasMessageContaining("scope '" + scope + "'")
                     .hasMessageNotContaining(KEY_VALUE);

@@ -3,17 +3,18 @@ package dev.idem.servlet;
 import dev.idem.Execution;
 import dev.idem.Fingerprint;
 import dev.idem.Idem;
-import dev.idem.IdemException;
 import dev.idem.IdempotencyKey;
-import dev.idem.InvalidKeyException;
-import dev.idem.LeaseLostException;
+import dev.idem.Operation;
+import dev.idem.OperationFailedException;
 import dev.idem.Outcome;
 import dev.idem.Scope;
-import dev.idem.StoreException;
+import dev.idem.StoragePolicy;
 import dev.idem.StoredResponse;
+import dev.idem.http.HttpAnswer;
+import dev.idem.http.HttpAnswers;
 import dev.idem.servlet.internal.BufferedRequest;
 import dev.idem.servlet.internal.CapturingResponse;
-import dev.idem.servlet.internal.Problem;
+import dev.idem.servlet.internal.ServletAnswers;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -27,9 +28,11 @@ import java.util.Collections;
 import java.util.Enumeration;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A Servlet filter that makes the requests it covers idempotent under a client-chosen key, with the
@@ -40,7 +43,7 @@ import java.util.Set;
  * one while the first still runs 409 with {@code Retry-After}. Problems are RFC 9457
  * {@code application/problem+json} and never carry the key's value or the body.
  *
- * <p>Every answer, what is stored (and the engine's one response cap), the {@link StoragePolicy}
+ * <p>Every answer, what is stored (the engine's one {@link StoragePolicy} and response cap)
  * and the handler's {@value #STORE_HEADER}{@code : no}, store and lease failures, phases
  * ({@link #execution(ServletRequest)}) and the limits (synchronous handlers, no multipart) are
  * described in the project's {@code docs/http.md}.
@@ -57,17 +60,18 @@ public final class IdempotencyFilter implements Filter {
     public static final int DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
     /**
      * Response header by which a covered handler declines storage of its response (value {@code no}):
-     * the key is given back as for a status the {@link StoragePolicy} does not store. The filter
-     * removes the header; neither the client nor the store sees it.
+     * the response goes to the engine {@linkplain StoragePolicy#declined declined}, and the key is given
+     * back as for a status the {@link StoragePolicy} does not store. Neither the client nor the store
+     * sees the header.
      */
     public static final String STORE_HEADER = CapturingResponse.STORE_HEADER;
     /** Default {@code Retry-After} of the answers to store and lease failures: 2 seconds. */
     public static final Duration DEFAULT_FAILURE_RETRY_AFTER = Duration.ofSeconds(2);
 
-    private static final System.Logger LOG = System.getLogger(IdempotencyFilter.class.getName());
-
     /** Marks a request this filter already took on, so a second pass (double registration) passes through. */
     private static final String APPLIED_ATTRIBUTE = IdempotencyFilter.class.getName() + ".applied";
+    /** Variants of the filter's engine kept for routes with a storage policy of their own, at most. */
+    private static final int MAX_ROUTE_RUNNERS = 256;
 
     private final Idem idem;
     private final Set<String> methods;
@@ -76,20 +80,36 @@ public final class IdempotencyFilter implements Filter {
     private final ScopeResolver scopes;
     private final RequestFingerprinter fingerprinter;
     private final int maxRequestBytes;
-    private final StoragePolicy storagePolicy;
     private final Duration failureRetryAfter;
+    /** The HTTP rules: the key header, the answer to each outcome and failure. */
+    private final HttpAnswers answers;
+    private final RequestRunner defaultRunner;
+    private final Map<StoragePolicy, RequestRunner> routeRunners = new ConcurrentHashMap<>();
 
     private IdempotencyFilter(Builder b) {
-        this.idem = b.maxResponseBytes == null || b.maxResponseBytes == b.idem.maxResponseBytes() ? b.idem
-                : b.idem.toBuilder().maxResponseBytes(b.maxResponseBytes).build();
+        boolean sameCap = b.maxResponseBytes == null || b.maxResponseBytes == b.idem.maxResponseBytes();
+        boolean samePolicy = b.storagePolicy == null || b.storagePolicy == b.idem.storagePolicy();
+        if (sameCap && samePolicy) {
+            this.idem = b.idem;
+        } else {
+            Idem.Builder engine = b.idem.toBuilder();
+            if (!sameCap) {
+                engine.maxResponseBytes(b.maxResponseBytes);
+            }
+            if (!samePolicy) {
+                engine.storagePolicy(b.storagePolicy);
+            }
+            this.idem = engine.build();
+        }
+        this.defaultRunner = RequestRunner.of(idem);
         this.methods = Collections.unmodifiableSet(new LinkedHashSet<>(b.methods));
         this.headerName = b.headerName;
         this.routePolicies = b.routePolicies;
         this.scopes = b.scopes;
         this.fingerprinter = b.fingerprinter;
         this.maxRequestBytes = b.maxRequestBytes;
-        this.storagePolicy = b.storagePolicy;
         this.failureRetryAfter = b.failureRetryAfter;
+        this.answers = new HttpAnswers(headerName, failureRetryAfter);
     }
 
     /** A builder for a filter running covered requests through {@code idem}. */
@@ -125,56 +145,69 @@ public final class IdempotencyFilter implements Filter {
             return;
         }
         Enumeration<String> keyValues = request.getHeaders(headerName); // null if the container hides headers
-        List<String> keyHeaders = keyValues == null ? List.of() : Collections.list(keyValues);
-        if (keyHeaders.isEmpty()) {
+        HttpAnswers.KeyHeader keyHeader = answers.key(keyValues == null ? List.of() : Collections.list(keyValues));
+        if (keyHeader instanceof HttpAnswers.KeyHeader.Refused refused) {
+            ServletAnswers.write(refused.answer(), response);
+            return;
+        }
+        if (!(keyHeader instanceof HttpAnswers.KeyHeader.Valid valid)) {
             if (policy.keyRequired()) {
-                Problem.KEY_MISSING.send(response, "This request requires an " + headerName + " header:"
-                        + " one unique value per logical request, reused on every retry of it.");
+                ServletAnswers.write(answers.keyMissing(), response);
             } else {
                 chain.doFilter(req, res);
             }
             return;
         }
-        if (keyHeaders.size() > 1) {
-            Problem.KEY_INVALID.send(response, "The " + headerName + " header was sent " + keyHeaders.size()
-                    + " times; send it exactly once.");
-            return;
-        }
-        IdempotencyKey key;
-        try {
-            key = IdempotencyKey.parse(keyHeaders.get(0));
-        } catch (InvalidKeyException e) {
-            // The message names the broken rule and a position, never the value.
-            String rule = e.getMessage();
-            String prefix = "idempotency key is invalid: ";
-            Problem.KEY_INVALID.send(response, "The " + headerName + " header is invalid: "
-                    + (rule.startsWith(prefix) ? rule.substring(prefix.length()) : rule) + ".");
-            return;
-        }
+        IdempotencyKey key = valid.key();
         byte[] body = readBody(request);
         if (body == null) {
-            Problem.REQUEST_TOO_LARGE.send(response, "The request body is larger than the " + maxRequestBytes
-                    + " bytes accepted for a request with an " + headerName + ".");
+            ServletAnswers.write(answers.requestTooLarge(maxRequestBytes), response);
             return;
         }
         Fingerprint fingerprint;
         try {
             fingerprint = fingerprinter.fingerprint(request, body);
         } catch (RequestFingerprinter.MalformedBodyException e) {
-            Problem.MALFORMED_JSON.send(response, e.getMessage() + ".");
+            ServletAnswers.write(answers.malformedJson(e.getMessage()), response);
             return;
         }
         Scope scope = scopes.resolve(request);
         Objects.requireNonNull(scope, "the ScopeResolver returned null");
         request.setAttribute(APPLIED_ATTRIBUTE, Boolean.TRUE);
         try {
-            Idem engine = policy.idem().orElse(idem);
-            RequestRunner runner = policy.runner().orElseGet(() -> RequestRunner.of(engine));
-            StoragePolicy storage = policy.storagePolicy().orElse(storagePolicy);
-            run(runner, storage, scope, key, fingerprint, new BufferedRequest(request, body), response, chain, engine);
+            int maxResponseBytes = policy.idem().orElse(idem).maxResponseBytes();
+            run(runnerOf(policy), maxResponseBytes, scope, key, fingerprint, new BufferedRequest(request, body), response, chain);
         } finally {
             request.removeAttribute(APPLIED_ATTRIBUTE);
         }
+    }
+
+    /**
+     * The route's runner, on the engine whose storage policy and cap decide: the route's runner or
+     * engine as the route made it, else the filter's engine (a variant of it when the route has a
+     * storage policy of its own).
+     */
+    private RequestRunner runnerOf(RoutePolicy policy) {
+        if (policy.runner().isPresent()) {
+            return policy.runner().get();
+        }
+        if (policy.idem().isPresent()) {
+            return RequestRunner.of(policy.idem().get());
+        }
+        StoragePolicy storage = policy.storagePolicy().orElse(null);
+        if (storage == null || storage == idem.storagePolicy()) {
+            return defaultRunner;
+        }
+        RequestRunner cached = routeRunners.get(storage);
+        if (cached != null) {
+            return cached;
+        }
+        RequestRunner derived = defaultRunner.withStoragePolicy(storage);
+        // Bounded: a resolver that makes a new policy per request gets a variant per request instead of a leak.
+        if (routeRunners.size() < MAX_ROUTE_RUNNERS) {
+            routeRunners.putIfAbsent(storage, derived);
+        }
+        return derived;
     }
 
     private byte[] readBody(HttpServletRequest request) throws IOException {
@@ -185,142 +218,95 @@ public final class IdempotencyFilter implements Filter {
         return BufferedRequest.readBounded(request.getInputStream(), maxRequestBytes, declared);
     }
 
-    private void run(RequestRunner runner, StoragePolicy storage, Scope scope, IdempotencyKey key, Fingerprint fingerprint,
-                     BufferedRequest request, HttpServletResponse response, FilterChain chain, Idem engine)
-            throws IOException, ServletException {
+    private void run(RequestRunner runner, int maxResponseBytes, Scope scope, IdempotencyKey key, Fingerprint fingerprint,
+                     BufferedRequest request, HttpServletResponse response, FilterChain chain) throws IOException, ServletException {
         // The engine owns the response cap: the capture holds no more of the body in memory than it stores.
-        try (CapturingResponse capture = new CapturingResponse(response, engine.maxResponseBytes())) {
-            run(runner, storage, scope, key, fingerprint, request, response, chain, engine, capture);
-        }
-    }
-
-    private void run(RequestRunner runner, StoragePolicy storage, Scope scope, IdempotencyKey key, Fingerprint fingerprint,
-                     BufferedRequest request, HttpServletResponse response, FilterChain chain, Idem engine,
-                     CapturingResponse capture) throws IOException, ServletException {
-        boolean[] handlerStarted = {false};
-        boolean[] handlerFinished = {false};
-        Exception[] handlerThrew = {null};
-        NotStored notStored = new NotStored();
-        Outcome outcome;
-        try {
-            outcome = runner.run(scope, key, fingerprint, execution -> {
-                if (execution != null) {
-                    request.setAttribute(EXECUTION_ATTRIBUTE, execution);
-                }
-                handlerStarted[0] = true;
-                try {
-                    chain.doFilter(request, capture);
-                } catch (IOException | ServletException e) {
-                    handlerThrew[0] = e;
-                    throw e;
-                } finally {
-                    request.removeAttribute(EXECUTION_ATTRIBUTE);
-                }
-                handlerFinished[0] = true;
-                // As the engine stores it (an oversized body left out and marked), also for a runner of one's own.
-                StoredResponse stored = engine.storable(capture.toStored());
-                if (capture.storageDeclined() || !storage.stores(stored)) {
-                    throw notStored; // the runner gives the key back, as after an exception, and rethrows this
-                }
-                return stored;
-            });
-            Objects.requireNonNull(outcome, "the RequestRunner returned null");
-        } catch (RuntimeException e) {
-            Throwable failure;
-            if (e == notStored) {
-                Throwable releaseFailed = storeFailureIn(e.getSuppressed());
-                if (releaseFailed == null) {
-                    capture.sendToClient(); // not stored, key given back: a retry runs (or resumes) again
-                    return;
-                }
-                failure = releaseFailed; // the key could not be given back: nothing about this answer is settled
-            } else {
-                // The handler's checked exception, wrapped by the runner (Idem's OperationFailedException,
-                // or another runner's): unwrapped so the container sees what the handler threw.
-                Exception thrown = handlerThrew[0];
-                failure = thrown != null && e.getCause() == thrown ? thrown : e;
-            }
-            IdemException idemFailure = idemFailure(failure);
-            if (idemFailure != null && !response.isCommitted()) {
-                capture.discard(); // none of the handler's status, headers or cookies
-                answerFailure(idemFailure, handlerStarted[0], response);
+        try (CapturingResponse capture = new CapturingResponse(response, maxResponseBytes)) {
+            Handler handler = new Handler(request, capture, chain);
+            Outcome outcome;
+            try {
+                outcome = Objects.requireNonNull(runner.run(scope, key, fingerprint, handler), "the RequestRunner returned null");
+            } catch (RuntimeException e) {
+                answerFailure(handlerFailure(e), handler.started, response, capture);
                 return;
             }
-            if (failure instanceof IOException io) {
-                throw io;
-            }
-            if (failure instanceof ServletException servlet) {
-                throw servlet;
-            }
-            throw failure instanceof RuntimeException runtime ? runtime : e;
+            answer(outcome, response, capture);
         }
-        if (outcome instanceof Outcome.Executed) {
-            capture.sendToClient(); // in full, even when the stored copy omitted an oversized body
-        } else if (outcome instanceof Outcome.Replayed replayed) {
-            CapturingResponse.replay(replayed.response(), response);
-        } else if (outcome instanceof Outcome.InProgress inProgress) {
-            Problem.KEY_IN_USE.send(response, "A request with this " + headerName + " is still being processed;"
-                    + " retry after the time in Retry-After to get its result.", inProgress.retryAfter());
-        } else {
-            Problem.KEY_MISMATCH.send(response, "This " + headerName + " was already used for a different request"
-                    + " (method, path, query, content type or body); use a new key for a new request.");
-        }
-    }
-
-    /** The store or lease failure in {@code failure}'s cause chain, or null if it has none. */
-    private static IdemException idemFailure(Throwable failure) {
-        Throwable t = failure;
-        for (int depth = 0; t != null && depth < 32; depth++, t = t.getCause()) {
-            if (t instanceof StoreException || t instanceof LeaseLostException) {
-                return (IdemException) t;
-            }
-            if (t.getCause() == t) {
-                break;
-            }
-        }
-        return null;
-    }
-
-    private static Throwable storeFailureIn(Throwable[] suppressed) {
-        for (Throwable t : suppressed) {
-            if (t instanceof StoreException) {
-                return t;
-            }
-        }
-        return null;
-    }
-
-    private void answerFailure(IdemException failure, boolean handlerStarted, HttpServletResponse response) throws IOException {
-        if (failure instanceof LeaseLostException) {
-            // Another owner holds the key (or already completed it): from here, the key is in progress.
-            Problem.KEY_IN_USE.send(response, "Another request with this " + headerName + " took it over while this one"
-                    + " was running; retry after the time in Retry-After to get the result that stands.", failureRetryAfter);
-            return;
-        }
-        LOG.log(System.Logger.Level.WARNING, "idem store failed on a covered request; answered 503 store-unavailable", failure);
-        Problem.STORE_UNAVAILABLE.send(response, handlerStarted
-                ? "The idempotency store failed while this request was processed, so its outcome was not recorded and"
-                        + " this answer is not final. Retry with the same " + headerName + " after the time in Retry-After."
-                : "The idempotency store could not be reached, so this request was not processed. Retry with the same "
-                        + headerName + " after the time in Retry-After.", failureRetryAfter);
     }
 
     /**
-     * The filter's signal to the runner that a response is not to be stored; one per request, without
-     * a stack trace, but with suppression on: a failure to give the key back arrives suppressed on it.
+     * What the request's handler is to the engine: it runs the filter chain against the capture and
+     * returns what it captured; whether that is stored is the engine's decision.
      */
-    private static final class NotStored extends RuntimeException {
-        private static final long serialVersionUID = 1L;
+    private static final class Handler implements Operation {
+        private final BufferedRequest request;
+        private final CapturingResponse capture;
+        private final FilterChain chain;
+        /** Whether the runner acquired the key and the handler began: a store failure is then told apart. */
+        private boolean started;
 
-        NotStored() {
-            super("response not stored (storage policy or Idempotent-Store: no); the key is given back", null, true, false);
+        Handler(BufferedRequest request, CapturingResponse capture, FilterChain chain) {
+            this.request = request;
+            this.capture = capture;
+            this.chain = chain;
         }
+
+        @Override
+        public StoredResponse run(Execution execution) throws IOException, ServletException {
+            if (execution != null) {
+                request.setAttribute(EXECUTION_ATTRIBUTE, execution);
+            }
+            started = true;
+            try {
+                chain.doFilter(request, capture);
+            } finally {
+                request.removeAttribute(EXECUTION_ATTRIBUTE);
+            }
+            return capture.toStored();
+        }
+    }
+
+    /** The handler's own checked exception when the runner wrapped it, else what the runner threw. */
+    private static Throwable handlerFailure(RuntimeException e) {
+        if (e instanceof OperationFailedException && (e.getCause() instanceof IOException || e.getCause() instanceof ServletException)) {
+            return e.getCause();
+        }
+        return e;
+    }
+
+    private void answer(Outcome outcome, HttpServletResponse response, CapturingResponse capture) throws IOException {
+        if (outcome instanceof Outcome.Executed) {
+            capture.sendToClient(); // stored or not, in full, even when the stored copy omitted an oversized body
+        } else {
+            ServletAnswers.write(answers.answer(outcome), response);
+        }
+    }
+
+    /**
+     * Answers a store or lease failure (503, 409) while the response can still be replaced; rethrows
+     * anything else, the handler's own exceptions as they are, to the container.
+     */
+    private void answerFailure(Throwable failure, boolean handlerStarted, HttpServletResponse response, CapturingResponse capture)
+            throws IOException, ServletException {
+        Optional<HttpAnswer> answer = response.isCommitted() ? Optional.empty() : answers.failure(failure, handlerStarted);
+        if (answer.isPresent()) {
+            capture.discard(); // none of the handler's status, headers or cookies
+            ServletAnswers.write(answer.get(), response);
+            return;
+        }
+        if (failure instanceof IOException io) {
+            throw io;
+        }
+        if (failure instanceof ServletException servlet) {
+            throw servlet;
+        }
+        throw (RuntimeException) failure;
     }
 
     @Override
     public String toString() {
         return "IdempotencyFilter[methods=" + methods + ", header=" + headerName + ", maxRequestBytes=" + maxRequestBytes
-                + ", maxResponseBytes=" + idem.maxResponseBytes() + ", " + storagePolicy + ", failureRetryAfter=" + failureRetryAfter
+                + ", maxResponseBytes=" + idem.maxResponseBytes() + ", " + idem.storagePolicy() + ", failureRetryAfter=" + failureRetryAfter
                 + ", " + idem + "]";
     }
 
@@ -338,7 +324,8 @@ public final class IdempotencyFilter implements Filter {
         private int maxRequestBytes = DEFAULT_MAX_BODY_BYTES;
         /** Null: the engine's cap as it is. */
         private Integer maxResponseBytes;
-        private StoragePolicy storagePolicy = StoragePolicy.defaults();
+        /** Null: the engine's policy as it is. */
+        private StoragePolicy storagePolicy;
         private Duration failureRetryAfter = DEFAULT_FAILURE_RETRY_AFTER;
 
         private Builder(Idem idem) {
@@ -405,9 +392,12 @@ public final class IdempotencyFilter implements Filter {
         }
 
         /**
-         * Which handler responses are stored for replay; a route may set its own
-         * ({@link RoutePolicy#withStoragePolicy}). Default {@link StoragePolicy#defaults()}: all but
-         * 408, 409, 425, 429 and 5xx.
+         * Sets the engine's storage policy for this filter: the filter runs on
+         * {@code idem.toBuilder().storagePolicy(policy)}, so one policy decides which handler responses
+         * are stored. A route may set its own ({@link RoutePolicy#withStoragePolicy}); a route's own
+         * {@link Idem} ({@link RoutePolicy#withIdem}) or runner keeps its engine's. Default: the engine's
+         * own ({@link Idem#storagePolicy()}, by default {@link StoragePolicy#defaults()}: all but 408,
+         * 409, 425, 429 and 5xx).
          */
         public Builder storagePolicy(StoragePolicy storagePolicy) {
             this.storagePolicy = Objects.requireNonNull(storagePolicy, "storagePolicy is null");

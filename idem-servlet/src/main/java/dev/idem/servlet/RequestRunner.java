@@ -6,6 +6,7 @@ import dev.idem.IdempotencyKey;
 import dev.idem.Operation;
 import dev.idem.Outcome;
 import dev.idem.Scope;
+import dev.idem.StoragePolicy;
 import java.util.Objects;
 
 /**
@@ -22,20 +23,23 @@ import java.util.Objects;
  * <li>Call {@code handler} at most once, and only after this call holds the key. Pass the claim's
  *     {@link dev.idem.Execution} (the handler finds it with {@link IdempotencyFilter#execution}, to
  *     run phases), or {@code null} when the runner has none: then {@code execution} is empty.</li>
+ * <li>Decide storage on what {@code handler} returns, with the engine's one rule
+ *     ({@link Idem#toStore}): its {@link dev.idem.StoragePolicy} decides, and a response the handler
+ *     declined ({@code Idempotent-Store: no}, {@link dev.idem.StoragePolicy#declined}) is never
+ *     stored. Not stored: give the key back (or roll back) and return {@link Outcome.Executed} with
+ *     {@code stored == false}; the filter sends the response all the same.</li>
  * <li>Return {@link Outcome.Executed} when the handler ran, with {@code stored} telling whether its
  *     response is now durable for replay; {@link Outcome.Replayed}, {@link Outcome.InProgress} or
  *     {@link Outcome.Mismatch} when it did not.</li>
  * <li>Make the response durable <em>before</em> returning: the filter sends the handler's response
  *     as soon as this method returns, and a client that saw it may rely on every retry replaying it.</li>
- * <li>Let the handler's unchecked exceptions propagate as they are; its checked ones
- *     ({@code IOException}, {@code ServletException}) may arrive wrapped in an unchecked exception whose
- *     cause they are — the filter rethrows the handler's own to the container. {@code handler} also
- *     throws an unchecked exception of the filter's own when its {@link StoragePolicy} (or the
- *     handler's {@code Idempotent-Store: no}) declines the response: treat it as any exception — give
- *     the key back (or roll back) and let it propagate as it is; the filter then sends the response.</li>
+ * <li>Let the handler's unchecked exceptions propagate as they are, and its checked ones
+ *     ({@code IOException}, {@code ServletException}) wrapped in a
+ *     {@link dev.idem.OperationFailedException}, as {@link Idem#execute} does: the filter rethrows the
+ *     handler's own to the container.</li>
  * <li>Let a store failure propagate as a {@link dev.idem.StoreException} (or with one in its cause
  *     chain), and a lost lease as a {@link dev.idem.LeaseLostException}: the filter answers them 503
- *     and 409 (see {@link IdempotencyFilter}).</li>
+ *     and 409 (see the project's {@code docs/http.md}).</li>
  * </ul>
  */
 @FunctionalInterface
@@ -49,9 +53,38 @@ public interface RequestRunner {
      */
     Outcome run(Scope scope, IdempotencyKey key, Fingerprint fingerprint, Operation handler);
 
+    /**
+     * This runner on a variant of its engine whose {@link dev.idem.StoragePolicy} is {@code policy}
+     * (a route's {@link RoutePolicy#withStoragePolicy}); {@code this} when it already has that policy.
+     * A runner of one's own that takes no policy keeps this default, which refuses.
+     *
+     * @throws UnsupportedOperationException if this runner cannot change its engine's storage policy
+     */
+    default RequestRunner withStoragePolicy(StoragePolicy policy) {
+        throw new UnsupportedOperationException("the RequestRunner " + this + " takes no storage policy; set the policy"
+                + " on the engine it runs on, or implement RequestRunner.withStoragePolicy");
+    }
+
     /** The filter's default: {@link Idem#execute}, with its leases, phases and in-flight policy. */
     static RequestRunner of(Idem idem) {
+        return new EngineRunner(idem);
+    }
+}
+
+/** {@link RequestRunner#of}: a request run by {@link Idem#execute}. */
+record EngineRunner(Idem idem) implements RequestRunner {
+    EngineRunner {
         Objects.requireNonNull(idem, "idem is null");
-        return idem::execute;
+    }
+
+    @Override
+    public Outcome run(Scope scope, IdempotencyKey key, Fingerprint fingerprint, Operation handler) {
+        return idem.execute(scope, key, fingerprint, handler);
+    }
+
+    @Override
+    public RequestRunner withStoragePolicy(StoragePolicy policy) {
+        Objects.requireNonNull(policy, "policy is null");
+        return policy == idem.storagePolicy() ? this : new EngineRunner(idem.toBuilder().storagePolicy(policy).build());
     }
 }

@@ -1,15 +1,17 @@
 package dev.idem.servlet;
 
 import dev.idem.Idem;
+import dev.idem.StoragePolicy;
 import java.util.Objects;
 import java.util.Optional;
 
 /**
  * What the {@link IdempotencyFilter} does with one request whose method it covers: pass it through,
  * or run it under an idempotency key that is required or optional — with the filter's {@link Idem},
- * a per-endpoint variant of it (lease, retention, in-flight and failure policy; see
+ * a per-endpoint variant of it (lease, retention, in-flight and storage policy; see
  * {@link Idem#toBuilder()}), or a {@link RequestRunner} of its own; and, optionally, with its own
- * {@link StoragePolicy} instead of the filter's.
+ * {@link StoragePolicy}: the storage policy of the engine that runs the route (one decision, the
+ * engine's; see {@link #withStoragePolicy}).
  *
  * <p>Immutable; {@link #withIdem(Idem)}, {@link #withRunner(RequestRunner)} and
  * {@link #withStoragePolicy(StoragePolicy)} return a copy.
@@ -57,7 +59,7 @@ public final class RoutePolicy {
     public RoutePolicy withIdem(Idem idem) {
         Objects.requireNonNull(idem, "idem is null");
         requireCovered();
-        return new RoutePolicy(covered, keyRequired, idem, null, storagePolicy);
+        return new RoutePolicy(covered, keyRequired, storagePolicy == null ? idem : withPolicy(idem, storagePolicy), null, storagePolicy);
     }
 
     /**
@@ -69,19 +71,29 @@ public final class RoutePolicy {
     public RoutePolicy withRunner(RequestRunner runner) {
         Objects.requireNonNull(runner, "runner is null");
         requireCovered();
-        return new RoutePolicy(covered, keyRequired, null, runner, storagePolicy);
+        return new RoutePolicy(covered, keyRequired, null, storagePolicy == null ? runner : runner.withStoragePolicy(storagePolicy),
+                storagePolicy);
     }
 
     /**
      * This policy with its own rule for which responses are stored, instead of the filter's
-     * ({@link IdempotencyFilter.Builder#storagePolicy}). Kept by {@link #withIdem} and {@link #withRunner}.
+     * ({@link IdempotencyFilter.Builder#storagePolicy}): it becomes the storage policy of the engine
+     * that runs the route — the route's {@link #idem()} (a variant of it, made now), its
+     * {@link #runner()} ({@link RequestRunner#withStoragePolicy}), or else a variant of the filter's
+     * engine. Kept by {@link #withIdem} and {@link #withRunner}.
      *
-     * @throws IllegalStateException on {@link #notCovered()}, which stores nothing
+     * @throws IllegalStateException         on {@link #notCovered()}, which stores nothing
+     * @throws UnsupportedOperationException if the route's runner does not take a storage policy
      */
     public RoutePolicy withStoragePolicy(StoragePolicy storagePolicy) {
         Objects.requireNonNull(storagePolicy, "storagePolicy is null");
         requireCovered();
-        return new RoutePolicy(covered, keyRequired, idem, runner, storagePolicy);
+        return new RoutePolicy(covered, keyRequired, idem == null ? null : withPolicy(idem, storagePolicy),
+                runner == null ? null : runner.withStoragePolicy(storagePolicy), storagePolicy);
+    }
+
+    private static Idem withPolicy(Idem idem, StoragePolicy storagePolicy) {
+        return idem.storagePolicy() == storagePolicy ? idem : idem.toBuilder().storagePolicy(storagePolicy).build();
     }
 
     private void requireCovered() {
@@ -98,7 +110,10 @@ public final class RoutePolicy {
         return keyRequired;
     }
 
-    /** The per-endpoint engine, if one was set; else the filter's is used (unless a {@link #runner()} is set). */
+    /**
+     * The per-endpoint engine, if one was set (with the route's {@link #storagePolicy()}, if one was
+     * set); else the filter's is used (unless a {@link #runner()} is set).
+     */
     public Optional<Idem> idem() {
         return Optional.ofNullable(idem);
     }
@@ -108,7 +123,7 @@ public final class RoutePolicy {
         return Optional.ofNullable(runner);
     }
 
-    /** The per-endpoint storage policy, if one was set; else the filter's is used. */
+    /** The per-endpoint storage policy, if one was set; else the route's engine's (by default the filter's). */
     public Optional<StoragePolicy> storagePolicy() {
         return Optional.ofNullable(storagePolicy);
     }

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idem.Idem;
+import dev.idem.Outcome;
+import dev.idem.StoragePolicy;
 import dev.idem.StoredResponse;
 import dev.idem.spi.ClaimOutcome;
 import dev.idem.spi.ClaimRequest;
@@ -156,5 +158,21 @@ class IdempotencyFilterBuilderTest {
         assertThatThrownBy(() -> RoutePolicy.notCovered().withStoragePolicy(everything)).isInstanceOf(IllegalStateException.class);
         assertThatThrownBy(() -> RoutePolicy.required().withStoragePolicy(null)).isInstanceOf(NullPointerException.class)
                 .hasMessageContaining("storagePolicy");
+    }
+
+    @Test
+    void aRoutesStoragePolicyBecomesItsEnginesPolicy() {
+        StoragePolicy everything = StoragePolicy.storingAll();
+        assertThat(RoutePolicy.required().withIdem(idem).withStoragePolicy(everything).idem().orElseThrow().storagePolicy())
+                .isSameAs(everything);
+        assertThat(RoutePolicy.required().withStoragePolicy(everything).withIdem(idem).idem().orElseThrow().storagePolicy())
+                .isSameAs(everything);
+        assertThat(idem.storagePolicy()).as("the engine it was derived from is unchanged").isSameAs(StoragePolicy.defaults());
+        RequestRunner runner = RequestRunner.of(idem);
+        assertThat(runner.withStoragePolicy(idem.storagePolicy())).isSameAs(runner);
+        assertThat(IdempotencyFilter.builder(idem).storagePolicy(everything).build().toString()).contains("StoragePolicy[store every status]");
+        RequestRunner own = (scope, key, fingerprint, handler) -> new Outcome.Mismatch();
+        assertThatThrownBy(() -> RoutePolicy.required().withRunner(own).withStoragePolicy(everything))
+                .isInstanceOf(UnsupportedOperationException.class).hasMessageContaining("withStoragePolicy");
     }
 }

@@ -2,6 +2,7 @@ package dev.idem.servlet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.idem.StoragePolicy;
 import dev.idem.spi.IdempotencyRecord;
 import dev.idem.spi.RecordState;
 import java.net.http.HttpResponse;

@@ -1,7 +1,7 @@
 package dev.idem.spring;
 
+import dev.idem.StoragePolicy;
 import dev.idem.jdbc.DurabilityCheck;
-import dev.idem.servlet.StoragePolicy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -1,6 +1,9 @@
 package dev.idem.servlet.internal;
 
+import dev.idem.StoragePolicy;
 import dev.idem.StoredResponse;
+import dev.idem.http.HttpAnswer;
+import dev.idem.http.HttpAnswers;
 import jakarta.servlet.ServletOutputStream;
 import jakarta.servlet.WriteListener;
 import jakarta.servlet.http.HttpServletResponse;
@@ -53,19 +56,19 @@ public final class CapturingResponse extends HttpServletResponseWrapper implemen
     /** Set on a stored response whose body was over the engine's cap and left out (the engine's marker). */
     public static final String BODY_OMITTED_HEADER = StoredResponse.BODY_OMITTED_HEADER;
     /** Set on every replayed response. */
-    public static final String REPLAYED_HEADER = "Idempotent-Replayed";
+    public static final String REPLAYED_HEADER = HttpAnswers.REPLAYED_HEADER;
     /** Set on a stored response some of whose headers could not be stored and were left out. */
-    public static final String HEADERS_OMITTED_HEADER = "Idempotent-Headers-Omitted";
+    public static final String HEADERS_OMITTED_HEADER = HttpAnswers.HEADERS_OMITTED_HEADER;
     /**
      * Stored, never sent: the names (comma-separated) of headers the handler only added to values an
      * outer filter had set, so a replay appends them to that filter's fresh values instead of replacing them.
      */
-    public static final String APPENDED_HEADER = "Idempotent-Appended-Headers";
+    public static final String APPENDED_HEADER = HttpAnswers.APPENDED_HEADER;
     /**
      * Set by a handler to decline storage of this response ({@code no}); kept here, never passed to
      * the wrapped response, so it reaches neither the client nor the store.
      */
-    public static final String STORE_HEADER = "Idempotent-Store";
+    public static final String STORE_HEADER = HttpAnswers.STORE_HEADER;
 
     /**
      * Never stored, so never replayed: cookies belong to the first caller's session; hop-by-hop
@@ -281,11 +284,6 @@ public final class CapturingResponse extends HttpServletResponseWrapper implemen
         return value != null && "no".equalsIgnoreCase(value.trim());
     }
 
-    /** Whether the handler declined storage of this response with {@code Idempotent-Store: no}. */
-    public boolean storageDeclined() {
-        return storageDeclined;
-    }
-
     @Override
     public void setIntHeader(String name, int value) {
         String normalised = HeaderFields.headerName(name);
@@ -381,18 +379,22 @@ public final class CapturingResponse extends HttpServletResponseWrapper implemen
      * What to store: the status, the storable headers the handler set (not the outer filters'), as
      * the container holds them, and the body as far as it is held in memory — all of it when it is
      * within the cap, else one byte over it, so that the engine's rule ({@link dev.idem.Idem#storable})
-     * stores it empty and marked. Never fails because of a header: one that still could not be stored
+     * stores it empty and marked; marked {@linkplain StoragePolicy#declined declined} when the handler
+     * sent {@code Idempotent-Store: no}. Never fails because of a header: one that still could not be stored
      * is left out and the response is marked {@code Idempotent-Headers-Omitted: true}; and if even the
      * copy of the body fails (no memory left), the status alone is stored, marked as missing its
      * headers and body: the effect happened, and nothing may give the key back now.
      */
     public StoredResponse toStored() {
+        StoredResponse stored;
         try {
-            return storedCopy();
+            stored = storedCopy();
         } catch (RuntimeException | OutOfMemoryError copyFailed) {
-            return StoredResponse.of(response.getStatus(),
+            stored = StoredResponse.of(response.getStatus(),
                     Map.of(HEADERS_OMITTED_HEADER, List.of("true"), BODY_OMITTED_HEADER, List.of("true")), new byte[0]);
         }
+        // The handler's refusal travels with its answer: the engine's storage policy never stores it.
+        return storageDeclined ? StoragePolicy.declined(stored) : stored;
     }
 
     private StoredResponse storedCopy() {
@@ -519,50 +521,9 @@ public final class CapturingResponse extends HttpServletResponseWrapper implemen
         return body.heapBytes();
     }
 
-    /**
-     * Writes a stored response to a fresh (uncommitted) response, marked as a replay. Stored headers
-     * replace those the outer filters set for this request, except those the handler had only added
-     * to an outer filter's values ({@value #APPENDED_HEADER}), which are appended to them.
-     */
-    public static void replay(StoredResponse stored, HttpServletResponse response) throws IOException {
-        response.setStatus(stored.status());
-        Set<String> appended = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
-        for (String names : stored.headers().getOrDefault(APPENDED_HEADER, List.of())) {
-            for (String name : names.split(",")) {
-                appended.add(name.trim());
-            }
-        }
-        stored.headers().forEach((name, values) -> {
-            if (APPENDED_HEADER.equalsIgnoreCase(name)) {
-                return;
-            }
-            boolean replace = !appended.contains(name);
-            for (String value : values) {
-                if (replace) {
-                    response.setHeader(name, value);
-                    replace = false;
-                } else {
-                    response.addHeader(name, value);
-                }
-            }
-        });
-        response.setHeader(REPLAYED_HEADER, "true");
-        writeBody(response, stored.status(), stored.body());
-    }
-
-    private static void writeBody(HttpServletResponse response, int status, byte[] bytes) throws IOException {
-        if (contentAllowed(status)) {
-            response.setContentLength(bytes.length);
-            if (bytes.length > 0) {
-                response.getOutputStream().write(bytes);
-            }
-        }
-        response.flushBuffer();
-    }
-
     /** 1xx, 204 and 304 have no content, and must not announce a length (RFC 9110 §8.6). */
     private static boolean contentAllowed(int status) {
-        return status >= 200 && status != 204 && status != 304;
+        return new HttpAnswer(status, List.of(), new byte[0]).hasContent();
     }
 
     private final class CaptureStream extends ServletOutputStream {

@@ -2,7 +2,7 @@ package dev.idem.spring.internal;
 
 import dev.idem.Idem;
 import dev.idem.servlet.RoutePolicy;
-import dev.idem.servlet.StoragePolicy;
+import dev.idem.StoragePolicy;
 import dev.idem.spring.IdemProperties;
 import dev.idem.spring.Idempotent;
 import java.lang.reflect.Method;
@@ -24,22 +24,26 @@ import org.springframework.web.servlet.function.HandlerFunction;
  * {@code notStored}, and a transactional {@code RequestRunner} for {@code @Idempotent(transactional = true)}.
  */
 public final class EndpointPolicies {
+    /** The application's engine with the web's storage policy ({@code idem.not-stored-statuses}). */
     private final Idem idem;
     private final IdemProperties properties;
     private final PropertyResolver placeholders;
     private final TransactionalRunners transactionalRunners;
-    private final EngineVariants variants;
+    private final EngineOverrides variants;
     private final Map<HandlerKey, Decided> cache = new ConcurrentHashMap<>();
     /** The methods the default policy covers ({@code idem.methods}); an explicit annotation covers every unsafe one. */
     private final Set<String> defaultMethods;
 
     public EndpointPolicies(Idem idem, IdemProperties properties, PropertyResolver placeholders,
                             TransactionalRunners transactionalRunners) {
-        this.idem = Objects.requireNonNull(idem, "idem is null");
+        Objects.requireNonNull(idem, "idem is null");
         this.properties = Objects.requireNonNull(properties, "properties is null");
+        // What the filter runs on: the application's engine with idem.not-stored-statuses deciding storage,
+        // so an endpoint's variant or transactional runner keeps that one policy unless it sets its own.
+        this.idem = idem.toBuilder().storagePolicy(properties.storagePolicy()).build();
         this.placeholders = Objects.requireNonNull(placeholders, "placeholders is null");
         this.transactionalRunners = Objects.requireNonNull(transactionalRunners, "transactionalRunners is null");
-        this.variants = new EngineVariants(properties, placeholders);
+        this.variants = new EngineOverrides(properties, placeholders);
         this.defaultMethods = Set.copyOf(properties.getMethods());
     }
 
@@ -177,8 +181,8 @@ public final class EndpointPolicies {
 
     /** The endpoint's own engine, or null when the annotation changes no setting. */
     private Idem variant(Idempotent annotation, String where) {
-        EngineVariants.Settings settings = variants.settings(annotation.lease(), annotation.retention(),
+        EngineOverrides.Settings settings = variants.settings(annotation.lease(), annotation.retention(),
                 annotation.inFlight(), annotation.maxWait(), "@Idempotent on " + where);
-        return settings.changesNothing() ? null : EngineVariants.variant(idem, settings, "@Idempotent on " + where);
+        return settings.changesNothing() ? null : EngineOverrides.variant(idem, settings, "@Idempotent on " + where);
     }
 }

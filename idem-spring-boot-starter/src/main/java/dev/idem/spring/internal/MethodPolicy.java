@@ -54,7 +54,7 @@ public final class MethodPolicy {
     private static final String PRINCIPAL = "method";
     /**
      * Marks a record whose method ran but whose return value could not be stored; its value is the
-     * reason. Status 200, the status of every stored method result, so any failure policy that
+     * reason. Status 200, the status of every stored method result, so any storage policy that
      * stores method results stores it too.
      */
     private static final String NOT_STORED = "Idem-Method-Result-Not-Stored";
@@ -68,12 +68,12 @@ public final class MethodPolicy {
     private final Expression key;
     private final List<String> fingerprintTexts;
     private final List<Expression> fingerprint;
-    private final EngineVariants.Settings settings;
+    private final EngineOverrides.Settings settings;
     private final boolean returnsVoid;
     private volatile Idem engine;
     private volatile JavaType returnType;
 
-    private MethodPolicy(Class<?> type, String beanName, Method method, IdempotentMethod annotation, EngineVariants variants) {
+    private MethodPolicy(Class<?> type, String beanName, Method method, IdempotentMethod annotation, EngineOverrides variants) {
         this.type = type;
         this.method = method;
         this.where = "@IdempotentMethod on " + type.getName() + "#" + method.getName();
@@ -110,7 +110,7 @@ public final class MethodPolicy {
      */
     public static MethodPolicy of(Class<?> type, String beanName, Method method, IdempotentMethod annotation,
                                   IdemProperties properties, PropertyResolver placeholders) {
-        return new MethodPolicy(type, beanName, method, annotation, new EngineVariants(properties, placeholders));
+        return new MethodPolicy(type, beanName, method, annotation, new EngineOverrides(properties, placeholders));
     }
 
     private static String defaultScope(String beanName, Class<?> type, Method method) {
@@ -207,7 +207,7 @@ public final class MethodPolicy {
                 throw new IllegalStateException(where + " needs an Idem bean (idem-spring-boot-starter makes one from"
                         + " the application's DataSource, or idem.store=redis)");
             }
-            current = EngineVariants.variant(application, settings, where);
+            current = EngineOverrides.variant(application, settings, where);
             engine = current;
         }
         return current;

@@ -6,6 +6,7 @@ import dev.idem.IdempotencyKey;
 import dev.idem.Operation;
 import dev.idem.Outcome;
 import dev.idem.Scope;
+import dev.idem.StoragePolicy;
 import dev.idem.StoreException;
 import dev.idem.jdbc.JdbcIdempotencyStore;
 import dev.idem.jdbc.TransactionalIdem;
@@ -126,6 +127,12 @@ public final class SpringTransactionalRunners implements TransactionalRunners {
          * it, a commit or rollback that failed — reaches the filter as a {@link StoreException}: the
          * claim or the stored response may not be there, and the answer is a 503, not a final one.
          */
+        @Override
+        public RequestRunner withStoragePolicy(StoragePolicy policy) {
+            TransactionalIdem variant = tx.withStoragePolicy(policy);
+            return variant == tx ? this : new Runner(variant, dataSource, template, replayKeepsTransaction);
+        }
+
         @Override
         public Outcome run(Scope scope, IdempotencyKey key, Fingerprint fingerprint, Operation handler) {
             try {

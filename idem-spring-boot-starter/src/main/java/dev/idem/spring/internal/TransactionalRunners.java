@@ -11,7 +11,7 @@ import dev.idem.servlet.RequestRunner;
 public interface TransactionalRunners {
 
     /**
-     * @param idem  the endpoint's engine (its store, retention, failure policy, listener and response cap)
+     * @param idem  the endpoint's engine (its store, retention, storage policy, listener and response cap)
      * @param where the endpoint, {@code Class#method}, for messages
      * @throws IllegalStateException if the endpoint cannot run transactionally here
      */

@@ -1,9 +1,8 @@
-package dev.idem.servlet;
+package dev.idem;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.idem.StoredResponse;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -62,5 +61,19 @@ class StoragePolicyTest {
         assertThat(policy.stores(StoredResponse.of(201, Map.of("Location", List.of("/x")), new byte[0]))).isTrue();
         assertThat(policy.stores(status(201))).isFalse();
         assertThat(policy.toString()).isEqualTo("StoragePolicy[store created resources]");
+    }
+
+    @Test
+    void aDeclinedResponseIsStoredByNoPolicy() {
+        StoredResponse declined = StoragePolicy.declined(status(201));
+        assertThat(StoragePolicy.isDeclined(declined)).isTrue();
+        assertThat(StoragePolicy.isDeclined(status(201))).isFalse();
+        assertThat(declined.headers()).containsEntry(StoragePolicy.DECLINE_HEADER, List.of("no"));
+        assertThat(StoragePolicy.declined(declined)).isSameAs(declined);
+        assertThat(StoragePolicy.storingAll().stores(declined)).isFalse();
+        assertThat(StoragePolicy.defaults().stores(declined)).isFalse();
+        assertThat(StoragePolicy.of(response -> true, "anything").stores(declined)).isFalse();
+        assertThat(StoragePolicy.storingAll().stores(StoredResponse.of(201, Map.of(StoragePolicy.DECLINE_HEADER, List.of("yes")), new byte[0])))
+                .as("only 'no' declines").isTrue();
     }
 }

@@ -9,16 +9,16 @@ import org.springframework.boot.convert.DurationStyle;
 import org.springframework.core.env.PropertyResolver;
 
 /**
- * Reads the engine settings an annotation may override ({@code lease}, {@code retention},
+ * The engine settings an annotation overrides: reads the ones it may set ({@code lease}, {@code retention},
  * {@code inFlight}, {@code maxWait}) and derives an {@link Idem} with them: the one validator behind
  * {@code @Idempotent} endpoints and {@code @IdempotentMethod} methods. Every message names the
  * annotation and the method ({@code where}).
  */
-final class EngineVariants {
+final class EngineOverrides {
     private final IdemProperties properties;
     private final PropertyResolver placeholders;
 
-    EngineVariants(IdemProperties properties, PropertyResolver placeholders) {
+    EngineOverrides(IdemProperties properties, PropertyResolver placeholders) {
         this.properties = properties;
         this.placeholders = placeholders;
     }

@@ -1,17 +1,17 @@
-package dev.idem.servlet.internal;
+package dev.idem.http;
 
-import jakarta.servlet.http.HttpServletResponse;
 import java.io.ByteArrayOutputStream;
-import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import tools.jackson.core.JsonGenerator;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The filter's own answers, as RFC 9457 {@code application/problem+json} bodies with
+ * The idempotency layer's own answers, as RFC 9457 {@code application/problem+json} bodies with
  * {@code type, title, status, detail}. The {@code type} is a URN naming the problem so that clients
- * can switch on it. Details are written by the filter from fixed text and numbers: they never carry
- * the key's value or any part of the body.
+ * can switch on it. Details are written from fixed text and numbers: they never carry the key's value
+ * or any part of the body. The table is in the project's {@code docs/http.md}.
  */
 public enum Problem {
     KEY_MISSING("key-missing", 400, "Idempotency key missing"),
@@ -44,30 +44,32 @@ public enum Problem {
         return status;
     }
 
-    /** Writes this problem with {@code detail} and commits the response. */
-    public void send(HttpServletResponse response, String detail) throws IOException {
-        send(response, detail, null);
+    public String title() {
+        return title;
+    }
+
+    /** This problem with {@code detail}, as an answer to send. */
+    public HttpAnswer answer(String detail) {
+        return answer(detail, null);
     }
 
     /**
-     * As {@link #send(HttpServletResponse, String)}, with a {@code Retry-After} header of
-     * {@code retryAfter} in whole seconds, rounded up and at least 1 (0 would invite a busy loop).
+     * As {@link #answer(String)}, with a {@code Retry-After} header of {@code retryAfter} in whole
+     * seconds, rounded up and at least 1 (0 would invite a busy loop); none when it is null.
      */
-    public void send(HttpServletResponse response, String detail, Duration retryAfter) throws IOException {
-        byte[] body = body(detail);
-        response.setStatus(status);
-        response.setContentType(MEDIA_TYPE);
+    public HttpAnswer answer(String detail, Duration retryAfter) {
+        List<HttpAnswer.Header> headers = new ArrayList<>(3);
+        headers.add(HttpAnswer.Header.set("Content-Type", MEDIA_TYPE));
         // The answer is about this attempt's key state, which changes; caches must not keep it.
-        response.setHeader("Cache-Control", "no-store");
+        headers.add(HttpAnswer.Header.set("Cache-Control", "no-store"));
         if (retryAfter != null) {
-            response.setHeader("Retry-After", Long.toString(retryAfterSeconds(retryAfter)));
+            headers.add(HttpAnswer.Header.set("Retry-After", Long.toString(retryAfterSeconds(retryAfter))));
         }
-        response.setContentLength(body.length);
-        response.getOutputStream().write(body);
-        response.flushBuffer();
+        return new HttpAnswer(status, headers, body(detail));
     }
 
-    static long retryAfterSeconds(Duration retryAfter) {
+    /** {@code retryAfter} as a {@code Retry-After} value: whole seconds, rounded up, at least 1. */
+    public static long retryAfterSeconds(Duration retryAfter) {
         long millis = Math.max(0, retryAfter.toMillis());
         return Math.max(1, (millis + 999) / 1000);
     }
