@@ -10,7 +10,6 @@ import dev.idem.jdbc.support.SqlStatements;
 import dev.idem.jdbc.support.StoreCalls;
 import dev.idem.jdbc.support.Transactions;
 import dev.idem.jdbc.support.Transactions.SqlWork;
-import dev.idem.spi.ClaimOutcome;
 import dev.idem.spi.ClaimRequest;
 import dev.idem.spi.RecordKey;
 import java.sql.Connection;
