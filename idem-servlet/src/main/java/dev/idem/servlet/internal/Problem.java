@@ -5,7 +5,8 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.time.Duration;
 import tools.jackson.core.JsonGenerator;
-import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.core.ObjectWriteContext;
+import tools.jackson.core.json.JsonFactory;
 
 /**
  * The filter's own answers, as RFC 9457 {@code application/problem+json} bodies with
@@ -24,7 +25,8 @@ public enum Problem {
 
     public static final String MEDIA_TYPE = "application/problem+json";
     private static final String URN_PREFIX = "urn:idem:problem:";
-    private static final JsonMapper MAPPER = JsonMapper.builder().build();
+    /** Jackson's streaming generator alone (jackson-core): the body is written field by field. */
+    private static final JsonFactory JSON = new JsonFactory();
 
     private final String type;
     private final int status;
@@ -74,7 +76,7 @@ public enum Problem {
 
     private byte[] body(String detail) {
         ByteArrayOutputStream out = new ByteArrayOutputStream(256);
-        try (JsonGenerator json = MAPPER.createGenerator(out)) {
+        try (JsonGenerator json = JSON.createGenerator(ObjectWriteContext.empty(), out)) {
             json.writeStartObject();
             json.writeStringProperty("type", type);
             json.writeStringProperty("title", title);
