@@ -10,7 +10,7 @@
 module dev.idem.servlet {
     requires transitive dev.idem.core;
     requires transitive jakarta.servlet;
-    requires tools.jackson.databind;
+    requires tools.jackson.core;
 
     exports dev.idem.http;
     exports dev.idem.servlet;

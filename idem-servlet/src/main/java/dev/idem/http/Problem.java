@@ -5,7 +5,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import tools.jackson.core.JsonGenerator;
-import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.core.ObjectWriteContext;
+import tools.jackson.core.json.JsonFactory;
 
 /**
  * The idempotency layer's own answers, as RFC 9457 {@code application/problem+json} bodies with
@@ -24,7 +25,8 @@ public enum Problem {
 
     public static final String MEDIA_TYPE = "application/problem+json";
     private static final String URN_PREFIX = "urn:idem:problem:";
-    private static final JsonMapper MAPPER = JsonMapper.builder().build();
+    /** Jackson's streaming generator alone (jackson-core): the body is written field by field. */
+    private static final JsonFactory JSON = new JsonFactory();
 
     private final String type;
     private final int status;
@@ -76,7 +78,7 @@ public enum Problem {
 
     private byte[] body(String detail) {
         ByteArrayOutputStream out = new ByteArrayOutputStream(256);
-        try (JsonGenerator json = MAPPER.createGenerator(out)) {
+        try (JsonGenerator json = JSON.createGenerator(ObjectWriteContext.empty(), out)) {
             json.writeStartObject();
             json.writeStringProperty("type", type);
             json.writeStringProperty("title", title);

@@ -8,6 +8,7 @@ import dev.idem.jdbc.JdbcIdempotencyStore;
 import dev.idem.nats.kv.NatsKvIdempotencyStore;
 import dev.idem.redis.RedisIdempotencyStore;
 import dev.idem.spi.IdempotencyStore;
+import dev.idem.spring.internal.BootAutoConfigurations;
 import dev.idem.spring.internal.CompositeIdemListener;
 import dev.idem.spring.internal.IdemMigrations;
 import dev.idem.spring.internal.NoIdempotencyStoreException;
@@ -42,11 +43,8 @@ import org.springframework.context.annotation.Configuration;
  * <p>Every bean backs off when the application defines one of the same type; {@code idem.enabled=false}
  * turns all of it off. The web part is {@link IdemWebAutoConfiguration}.
  */
-@AutoConfiguration(afterName = {
-        "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
-        "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
-        "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
-        "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration"})
+@AutoConfiguration(afterName = {BootAutoConfigurations.DATA_SOURCE, BootAutoConfigurations.METRICS,
+        BootAutoConfigurations.COMPOSITE_METER_REGISTRY, BootAutoConfigurations.SIMPLE_METRICS_EXPORT})
 @ConditionalOnClass(Idem.class)
 @ConditionalOnBooleanProperty(name = "idem.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(IdemProperties.class)

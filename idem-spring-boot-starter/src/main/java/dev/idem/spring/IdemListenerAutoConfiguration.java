@@ -2,6 +2,7 @@ package dev.idem.spring;
 
 import dev.idem.Sweeper;
 import dev.idem.inbox.Inbox;
+import dev.idem.spring.internal.BootAutoConfigurations;
 import dev.idem.spring.internal.IdemMigrations;
 import dev.idem.spring.internal.InstantiatedPurgeables;
 import dev.idem.spring.internal.listener.IdempotentListenerPostProcessor;
@@ -41,10 +42,8 @@ import org.springframework.util.ClassUtils;
  * methods. Needs spring-jdbc, whose transaction manager the methods run in.
  */
 @AutoConfiguration(after = IdemAutoConfiguration.class, afterName = {
-        "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
-        "org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration",
-        "org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration",
-        "org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration"})
+        BootAutoConfigurations.DATA_SOURCE, BootAutoConfigurations.DATA_SOURCE_TRANSACTION_MANAGER,
+        BootAutoConfigurations.KAFKA, BootAutoConfigurations.RABBIT})
 @ConditionalOnClass({Inbox.class, PlatformTransactionManager.class, DataSourceUtils.class})
 @ConditionalOnBooleanProperty(name = "idem.enabled", matchIfMissing = true)
 @EnableConfigurationProperties({IdemInboxProperties.class, IdemProperties.class})

@@ -1,6 +1,7 @@
 package dev.idem.spring;
 
 import dev.idem.Idem;
+import dev.idem.spring.internal.JacksonMethodJson;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
@@ -10,15 +11,15 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * {@link IdempotentMethod} on methods of any Spring bean: a bean post-processor that proxies such
  * beans and runs each annotated method through the application's {@link Idem}, storing its return
- * value with the application's {@link JsonMapper}.
+ * value with the application's Jackson mapper (Jackson 3's {@code JsonMapper} on Spring Boot 4, Jackson 2's
+ * {@code ObjectMapper} on Spring Boot 3).
  */
 @AutoConfiguration(after = IdemAutoConfiguration.class)
-@ConditionalOnClass({Idem.class, MethodInterceptor.class, JsonMapper.class})
+@ConditionalOnClass(value = {Idem.class, MethodInterceptor.class}, name = JacksonMethodJson.MAPPER_CLASS)
 @ConditionalOnBooleanProperty(name = "idem.enabled", matchIfMissing = true)
 public class IdemMethodAutoConfiguration {
 
@@ -27,8 +28,7 @@ public class IdemMethodAutoConfiguration {
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     static IdempotentMethodPostProcessor idempotentMethodPostProcessor(ObjectProvider<Idem> idem,
                                                                       ObjectProvider<IdemProperties> properties,
-                                                                      ObjectProvider<JsonMapper> jsonMappers,
                                                                       Environment environment) {
-        return new IdempotentMethodPostProcessor(idem, properties, jsonMappers, environment);
+        return new IdempotentMethodPostProcessor(idem, properties, environment);
     }
 }

@@ -4,6 +4,7 @@ import dev.idem.Idem;
 import dev.idem.opentelemetry.OpenTelemetryConsumerTracing;
 import dev.idem.opentelemetry.OpenTelemetryIdemListener;
 import dev.idem.opentelemetry.TraceContextHeaders;
+import dev.idem.spring.internal.BootAutoConfigurations;
 import dev.idem.spring.internal.listener.ListenerTracing;
 import io.opentelemetry.api.OpenTelemetry;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -29,7 +30,7 @@ import org.springframework.context.annotation.Bean;
  * </ul>
  */
 @AutoConfiguration(before = IdemAutoConfiguration.class,
-        afterName = "org.springframework.boot.opentelemetry.autoconfigure.OpenTelemetrySdkAutoConfiguration")
+        afterName = BootAutoConfigurations.OPENTELEMETRY_SDK)
 @ConditionalOnClass({Idem.class, OpenTelemetry.class, OpenTelemetryIdemListener.class})
 @ConditionalOnBooleanProperty(name = "idem.enabled", matchIfMissing = true)
 @ConditionalOnBean(OpenTelemetry.class)

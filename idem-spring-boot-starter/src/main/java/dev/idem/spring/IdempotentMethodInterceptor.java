@@ -8,12 +8,12 @@ import dev.idem.Operation;
 import dev.idem.Outcome;
 import dev.idem.StoredResponse;
 import dev.idem.servlet.RequestRunner;
+import dev.idem.spring.internal.MethodJson;
 import dev.idem.spring.internal.MethodPolicy;
 import java.lang.reflect.UndeclaredThrowableException;
 import java.util.concurrent.atomic.AtomicReference;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Runs an {@link IdempotentMethod} through its engine: the method is the operation, its return value
@@ -41,17 +41,17 @@ final class IdempotentMethodInterceptor implements MethodInterceptor {
         if (policy == null) {
             return invocation.proceed();
         }
-        JsonMapper mapper = policies.jsonMapper();
+        MethodJson json = policies.json();
         Idem engine = policy.engine(policies::idem);
         Object[] arguments = invocation.getArguments();
         IdempotentMethodCall root = new IdempotentMethodCall(invocation.getThis(), policies.beanNameOf(invocation),
                 policy.method(), arguments);
         IdempotencyKey key = policy.key(root, arguments);
-        Fingerprint fingerprint = policy.fingerprint(root, arguments, mapper);
+        Fingerprint fingerprint = policy.fingerprint(root, arguments, json);
         RequestRunner joined = policies.transactions().joined(policy, engine);
         AtomicReference<Object> copy = new AtomicReference<>();
         Operation operation = execution -> {
-            MethodPolicy.Stored stored = policy.stored(proceed(invocation, execution), mapper, engine.maxResponseBytes());
+            MethodPolicy.Stored stored = policy.stored(proceed(invocation, execution), json, engine.maxResponseBytes());
             copy.set(stored.copy());
             return stored.response();
         };
@@ -68,7 +68,7 @@ final class IdempotentMethodInterceptor implements MethodInterceptor {
         }
         if (outcome instanceof Outcome.Replayed replayed) {
             requireStored(policy, replayed.response());
-            return policy.decode(replayed.response(), mapper);
+            return policy.decode(replayed.response(), json);
         }
         if (outcome instanceof Outcome.InProgress inProgress) {
             throw new IdempotentMethodInProgressException(policy.scope(), inProgress.retryAfter());

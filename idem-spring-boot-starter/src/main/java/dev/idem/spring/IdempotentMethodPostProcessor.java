@@ -1,6 +1,8 @@
 package dev.idem.spring;
 
 import dev.idem.Idem;
+import dev.idem.spring.internal.JacksonMethodJson;
+import dev.idem.spring.internal.MethodJson;
 import dev.idem.spring.internal.MethodPolicy;
 import dev.idem.spring.internal.MethodTransactions;
 import java.lang.reflect.Method;
@@ -23,7 +25,6 @@ import org.springframework.core.MethodIntrospector;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.env.PropertyResolver;
 import org.springframework.util.ClassUtils;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Proxies the beans that have {@link IdempotentMethod} methods (Spring AOP, class-based proxies; an
@@ -42,10 +43,10 @@ final class IdempotentMethodPostProcessor extends AbstractBeanFactoryAwareAdvisi
 
     private final transient ObjectProvider<Idem> idem;
     private final transient ObjectProvider<IdemProperties> properties;
-    private final transient ObjectProvider<JsonMapper> jsonMappers;
     private final transient PropertyResolver placeholders;
     private final transient Map<MethodKey, MethodPolicy> policies = new ConcurrentHashMap<>();
-    private transient volatile JsonMapper jsonMapper;
+    private transient volatile MethodJson json;
+    private transient BeanFactory beanFactory;
     private transient ListableBeanFactory beans;
     private transient MethodTransactions transactions = MethodTransactions.NONE;
 
@@ -54,10 +55,9 @@ final class IdempotentMethodPostProcessor extends AbstractBeanFactoryAwareAdvisi
     }
 
     IdempotentMethodPostProcessor(ObjectProvider<Idem> idem, ObjectProvider<IdemProperties> properties,
-                                  ObjectProvider<JsonMapper> jsonMappers, PropertyResolver placeholders) {
+                                  PropertyResolver placeholders) {
         this.idem = idem;
         this.properties = properties;
-        this.jsonMappers = jsonMappers;
         this.placeholders = placeholders;
         this.advisor = new DefaultPointcutAdvisor(new AnnotationMatchingPointcut(null, IdempotentMethod.class, true),
                 new IdempotentMethodInterceptor(this));
@@ -70,6 +70,7 @@ final class IdempotentMethodPostProcessor extends AbstractBeanFactoryAwareAdvisi
     @Override
     public void setBeanFactory(BeanFactory beanFactory) {
         super.setBeanFactory(beanFactory);
+        this.beanFactory = beanFactory;
         this.beans = beanFactory instanceof ListableBeanFactory listable ? listable : null;
         this.transactions = MethodTransactions.of(beanFactory, beanFactory.getClass().getClassLoader());
     }
@@ -117,7 +118,7 @@ final class IdempotentMethodPostProcessor extends AbstractBeanFactoryAwareAdvisi
         Map<String, MethodPolicy> byDefaultScope = new HashMap<>();
         policies.values().forEach(policy -> {
             Idem engine = policy.engine(this::idem);
-            policy.checkReturnType(jsonMapper());
+            policy.checkReturnType(json());
             transactions.check(policy, engine);
             MethodPolicy other = policy.hasDefaultScope() ? byDefaultScope.putIfAbsent(policy.scope().value(), policy) : null;
             if (other != null) {
@@ -158,13 +159,13 @@ final class IdempotentMethodPostProcessor extends AbstractBeanFactoryAwareAdvisi
         return transactions;
     }
 
-    /** The application's {@code JsonMapper} (Spring Boot's), else Jackson's shared default. */
-    JsonMapper jsonMapper() {
-        JsonMapper mapper = jsonMapper;
-        if (mapper == null) {
-            mapper = jsonMappers.getIfAvailable(JsonMapper::shared);
-            jsonMapper = mapper;
+    /** JSON over the application's Jackson mapper (Spring Boot's), else Jackson's default one. */
+    MethodJson json() {
+        MethodJson current = json;
+        if (current == null) {
+            current = JacksonMethodJson.of(beanFactory);
+            json = current;
         }
-        return mapper;
+        return current;
     }
 }

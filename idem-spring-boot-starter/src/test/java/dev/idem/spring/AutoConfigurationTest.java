@@ -55,9 +55,6 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.diagnostics.FailureAnalysis;
-import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
-import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
-import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
@@ -463,8 +460,8 @@ class AutoConfigurationTest {
     @Test
     void bootsAutoConfiguredMeterRegistryGetsTheMeters() {
         new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class, CompositeMeterRegistryAutoConfiguration.class,
-                        SimpleMetricsExportAutoConfiguration.class, IdemAutoConfiguration.class))
+                .withConfiguration(AutoConfigurations.of(BootLine.METER_REGISTRY_AUTO_CONFIGURATIONS))
+                .withConfiguration(AutoConfigurations.of(IdemAutoConfiguration.class))
                 .withBean(IdempotencyStore.class, NonDurableMemoryStore::new)
                 .run(context -> {
                     assertThat(context).hasNotFailed().hasSingleBean(MicrometerIdemListener.class);

@@ -29,13 +29,18 @@ final class ChildApp implements AutoCloseable {
     }
 
     static ChildApp start(Path dir, String jdbcUrl, Path effectsFile) throws IOException, InterruptedException {
+        return start(dir, jdbcUrl, effectsFile, System.getProperty("java.class.path"));
+    }
+
+    /** As {@link #start(Path, String, Path)}, on {@code classPath} instead of the test's own. */
+    static ChildApp start(Path dir, String jdbcUrl, Path effectsFile, String classPath) throws IOException, InterruptedException {
         String name = UUID.randomUUID().toString().substring(0, 8);
         Path portFile = dir.resolve("port-" + name);
         Path log = dir.resolve("app-" + name + ".log");
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx256m",
-                "-cp", System.getProperty("java.class.path"),
+                "-cp", classPath,
                 OrdersApplication.class.getName(),
                 "--server.port=0",
                 "--server.address=127.0.0.1",

@@ -86,7 +86,7 @@ class ProcessRestartTest {
     }
 
     /** How many runs of {@code item} the effects file records, across processes. */
-    private static long effectsOf(Path effects, String item) throws IOException {
+    static long effectsOf(Path effects, String item) throws IOException {
         if (!Files.exists(effects)) {
             return 0;
         }

@@ -28,11 +28,6 @@ import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
-import tools.jackson.databind.JavaType;
-import tools.jackson.databind.SerializationFeature;
-import tools.jackson.databind.deser.AbstractDeserializer;
-import tools.jackson.databind.json.JsonMapper;
-import tools.jackson.databind.ser.impl.UnknownSerializer;
 
 /**
  * One {@link IdempotentMethod} of one bean, read and checked once: its scope, its key and fingerprint
@@ -71,7 +66,7 @@ public final class MethodPolicy {
     private final EngineOverrides.Settings settings;
     private final boolean returnsVoid;
     private volatile Idem engine;
-    private volatile JavaType returnType;
+    private volatile MethodJson.ValueType returnType;
 
     private MethodPolicy(Class<?> type, String beanName, Method method, IdempotentMethod annotation, EngineOverrides variants) {
         this.type = type;
@@ -138,30 +133,15 @@ public final class MethodPolicy {
      *
      * @throws IllegalStateException naming the method, the return type and the fix
      */
-    public void checkReturnType(JsonMapper mapper) {
-        if (!returnsVoid) {
-            checkReadable(returnType(mapper), mapper);
-        }
-    }
-
-    private void checkReadable(JavaType part, JsonMapper mapper) {
-        if (part.isContainerType() || part.isReferenceType()) {
-            checkReadable(part.getContentType(), mapper);
+    public void checkReturnType(MethodJson json) {
+        if (returnsVoid) {
             return;
         }
-        String problem = null;
-        // Jackson's own lookups (public, if underscored): the deserializer and serializer it would use.
-        if (part.getRawClass() == Object.class) {
-            problem = "reads back as whatever the JSON holds (a map, a list, a string), not the object returned";
-        } else if (mapper._deserializationContext().findRootValueDeserializer(part) instanceof AbstractDeserializer) {
-            problem = "is an interface or abstract class, which Jackson cannot instantiate without type information";
-        } else if (mapper._serializationContext().findValueSerializer(part) instanceof UnknownSerializer) {
-            problem = "has no properties Jackson sees, so it would be stored as {}";
-        }
-        if (problem != null) {
-            String declared = returnType(mapper).toCanonical();
-            throw new IllegalStateException(where + ": returns " + declared + ", whose stored value cannot be read back: "
-                    + part.toCanonical() + " " + problem + "; declare a concrete return type whose properties round-trip"
+        MethodJson.ValueType declared = returnType(json);
+        MethodJson.Unreadable unreadable = declared.unreadable();
+        if (unreadable != null) {
+            throw new IllegalStateException(where + ": returns " + declared.canonical() + ", whose stored value cannot be read back: "
+                    + unreadable.part() + " " + unreadable.reason().text() + "; declare a concrete return type whose properties round-trip"
                     + " through JSON (a record, a class with getters and a creator Jackson can use, a String, a number),"
                     + " or give the type @JsonTypeInfo");
         }
@@ -252,24 +232,23 @@ public final class MethodPolicy {
      * The fingerprint of one call: each expression's value as JSON, map entries sorted by key (so
      * equal maps in another iteration order are the same request).
      */
-    public Fingerprint fingerprint(Object root, Object[] arguments, JsonMapper mapper) {
+    public Fingerprint fingerprint(Object root, Object[] arguments, MethodJson json) {
         if (fingerprint.isEmpty()) {
             return Fingerprint.none();
         }
         EvaluationContext context = context(root, arguments);
-        var writer = mapper.writer().with(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS);
         Fingerprint.Builder builder = Fingerprint.builder();
         for (int i = 0; i < fingerprint.size(); i++) {
-            byte[] json;
+            byte[] part;
             try {
-                json = writer.writeValueAsBytes(fingerprint.get(i).getValue(context));
+                part = json.writeSorted(fingerprint.get(i).getValue(context));
             } catch (RuntimeException e) {
                 // E.g. a map whose keys are not of one comparable type cannot be sorted. The class only: no argument's value.
                 throw new IllegalArgumentException(where + ": the fingerprint '" + fingerprintTexts.get(i)
-                        + "' could not be written as JSON with map entries sorted by key (" + e.getClass().getName()
+                        + "' could not be written as JSON with map entries sorted by key (" + MethodJson.failureName(e)
                         + "); nothing ran", e);
             }
-            builder.part(fingerprintTexts.get(i), json);
+            builder.part(fingerprintTexts.get(i), part);
         }
         return builder.build();
     }
@@ -288,25 +267,25 @@ public final class MethodPolicy {
      * is over {@code maxBytes}, or it does not read back as the return type — a not-stored marker
      * instead: the method ran, so the key must not be given back. Never throws for the value.
      */
-    public Stored stored(Object value, JsonMapper mapper, int maxBytes) {
+    public Stored stored(Object value, MethodJson codec, int maxBytes) {
         if (returnsVoid) {
             return new Stored(StoredResponse.of(204, new byte[0]), null);
         }
         byte[] json;
         try {
-            json = mapper.writeValueAsBytes(value);
+            json = codec.write(value);
         } catch (RuntimeException | StackOverflowError e) {
             // The class only: Jackson's message may quote the value.
-            return notStored("encoding it as JSON failed with " + e.getClass().getName());
+            return notStored("encoding it as JSON failed with " + MethodJson.failureName(e));
         }
         if (json.length > maxBytes) {
             return notStored("its JSON is " + json.length + " bytes, over the cap of " + maxBytes + " bytes (idem.max-response-bytes)");
         }
         Object copy;
         try {
-            copy = mapper.readValue(json, returnType(mapper));
+            copy = returnType(codec).read(json);
         } catch (RuntimeException e) {
-            return notStored("its JSON does not read back as " + returnType(mapper).toCanonical() + " (" + e.getClass().getName() + ")");
+            return notStored("its JSON does not read back as " + returnType(codec).canonical() + " (" + MethodJson.failureName(e) + ")");
         }
         return new Stored(StoredResponse.of(200, json), copy);
     }
@@ -322,17 +301,17 @@ public final class MethodPolicy {
     }
 
     /** A stored return value read back as the method's generic return type ({@code null} for void). */
-    public Object decode(StoredResponse stored, JsonMapper mapper) {
+    public Object decode(StoredResponse stored, MethodJson json) {
         if (returnsVoid) {
             return null;
         }
-        return mapper.readValue(stored.body(), returnType(mapper));
+        return returnType(json).read(stored.body());
     }
 
-    private JavaType returnType(JsonMapper mapper) {
-        JavaType resolved = returnType;
+    private MethodJson.ValueType returnType(MethodJson json) {
+        MethodJson.ValueType resolved = returnType;
         if (resolved == null) {
-            resolved = mapper.getTypeFactory().constructType(method.getGenericReturnType());
+            resolved = json.type(method.getGenericReturnType());
             returnType = resolved;
         }
         return resolved;

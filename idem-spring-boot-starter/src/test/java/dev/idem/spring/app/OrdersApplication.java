@@ -9,7 +9,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
-import org.springframework.boot.web.server.context.WebServerInitializedEvent;
+import org.springframework.boot.context.event.ApplicationReadyEvent;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
@@ -46,9 +46,12 @@ public class OrdersApplication {
         return new Gate();
     }
 
-    /** Writes the port atomically, so a reader never sees half of it. */
+    /**
+     * Writes the port atomically, so a reader never sees half of it. Once the application is ready, from
+     * {@code local.server.port}: the same on every Boot line (the web server's event moved in Boot 4).
+     */
     @Bean
-    ApplicationListener<WebServerInitializedEvent> portFileWriter(Environment environment) {
+    ApplicationListener<ApplicationReadyEvent> portFileWriter(Environment environment) {
         return event -> {
             String file = environment.getProperty("orders.port-file");
             if (file == null) {
@@ -57,7 +60,7 @@ public class OrdersApplication {
             try {
                 Path target = Path.of(file);
                 Path temporary = target.resolveSibling(target.getFileName() + ".tmp");
-                Files.writeString(temporary, Integer.toString(event.getWebServer().getPort()), StandardCharsets.US_ASCII);
+                Files.writeString(temporary, environment.getRequiredProperty("local.server.port"), StandardCharsets.US_ASCII);
                 Files.move(temporary, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             } catch (IOException e) {
                 throw new UncheckedIOException(e);

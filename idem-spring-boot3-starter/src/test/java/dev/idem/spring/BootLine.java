@@ -1,0 +1,15 @@
+package dev.idem.spring;
+
+import org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration;
+import org.springframework.boot.actuate.autoconfigure.metrics.MetricsAutoConfiguration;
+import org.springframework.boot.actuate.autoconfigure.metrics.export.simple.SimpleMetricsExportAutoConfiguration;
+
+/** What the shared tests need that differs between Boot lines, on Spring Boot 3 (idem-spring-boot-starter has Boot 4's). */
+final class BootLine {
+    /** Boot's own MeterRegistry auto-configuration (Actuator's). */
+    static final Class<?>[] METER_REGISTRY_AUTO_CONFIGURATIONS = {MetricsAutoConfiguration.class,
+            CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class};
+
+    private BootLine() {
+    }
+}
