@@ -74,11 +74,20 @@ final class Progress {
     }
 
     synchronized void scenarioFinished(ScenarioResult result) {
-        Figures f = result.figures();
-        String line = String.format("%s done in %.1f s: %d charges for %d payments, %d lost, %d duplicated%s",
-                current, result.millis() / 1000.0, f.charges(), f.payments(), f.lost(), f.duplicated(),
-                result.asExpected() ? "" : "  (NOT as expected)");
+        String line = String.format("%s done in %.1f s: %s; shows %s%s", current, result.millis() / 1000.0, counted(result),
+                result.scenario().expectation().label(), result.asExpected() ? "" : "  (NOT as expected)");
         out.println(interactive ? "\r" + line + " ".repeat(20) : "        " + line.substring(current.length()).trim());
         out.flush();
+    }
+
+    /** What the row exists to count: charges for a payments row, ledger entries for a messaging row. */
+    static String counted(ScenarioResult result) {
+        LedgerFigures l = result.ledger();
+        if (l != null) {
+            return String.format("%d ledger entries for %d paid payments, %d applied 2+, %d missing, %d consumer kills", l.entries(), l.paid(),
+                    l.duplicatedEntries(), l.missing(), l.consumerKills());
+        }
+        Figures f = result.figures();
+        return String.format("%d charges for %d payments, %d lost, %d charged 2+", f.charges(), f.payments(), f.lost(), f.duplicated());
     }
 }
