@@ -47,5 +47,8 @@ class LabOutputWidthTest {
 
         assertThat(Progress.counted(noInbox)).isEqualTo("73 ledger entries for 40 paid payments, 33 applied 2+, 0 missing, 2 consumer kills");
         assertThat(Progress.counted(lossy)).startsWith("40 charges for 40 payments, 0 lost, 0 charged 2+");
+        PatternResult upsert = report.patterns().stream().filter(p -> p.row() == UpsertRow.ROW).findFirst().orElseThrow();
+        assertThat(Progress.shown(upsert.sides().get(0))).isEqualTo("plain INSERT per delivery: 10 of 40 wrong, shows it fails");
+        assertThat(Progress.shown(upsert.sides().get(1))).isEqualTo("upsert on (order_id, line_id): 0 of 40 wrong, shows it holds");
     }
 }
