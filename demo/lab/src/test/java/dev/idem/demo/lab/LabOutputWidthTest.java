@@ -19,6 +19,15 @@ class LabOutputWidthTest {
     }
 
     @Test
+    @DisplayName("--list fits 120 columns too, and a row's tag (what it needs) is never split")
+    void theListingFits() {
+        String listing = LabMain.listing();
+
+        assertThat(listing.lines()).allSatisfy(line -> assertThat(line.length()).as(line).isLessThanOrEqualTo(TableRenderer.WIDTH));
+        assertThat(listing).contains("[PostgreSQL only]", "[redis-server]", "[Kafka broker]");
+    }
+
+    @Test
     @DisplayName("the ledger rows are in the ledger's tables only, the pattern rows in theirs, the fleet in its own")
     void rowsSitInTheirOwnTables() {
         String text = FixtureReports.text();
