@@ -40,7 +40,8 @@ public final class SiteBuilder {
         this.root = Objects.requireNonNull(root, "root is null");
         List<Extension> extensions = List.of(TablesExtension.create(), HeadingAnchorExtension.create());
         this.parser = Parser.builder().extensions(extensions).build();
-        this.renderer = HtmlRenderer.builder().extensions(extensions).build();
+        this.renderer = HtmlRenderer.builder().extensions(extensions)
+                .nodeRendererFactory(context -> new CodeBlockRenderer(context.getWriter())).build();
     }
 
     public static void main(String[] args) {
@@ -68,20 +69,26 @@ public final class SiteBuilder {
         Layout layout = new Layout(pages.inOrder());
         clear(out);
         List<Path> assets = new ArrayList<>();
+        SearchIndex search = new SearchIndex();
         for (Page page : pages.inOrder()) {
             Node document = Pages.parse(root, page.source(), parser);
             LinkRewriter links = new LinkRewriter(pages, page);
             document.accept(links);
-            write(out.resolve(page.output()), layout.render(page, renderer.render(document)));
+            String body = renderer.render(document);
+            search.add(page, body);
+            write(out.resolve(page.output()), layout.render(page, body));
             assets.addAll(links.assets());
         }
         for (Path asset : assets) {
             copyAsset(asset, out);
         }
-        try (InputStream css = SiteBuilder.class.getResourceAsStream(Layout.STYLESHEET)) {
-            Files.copy(Objects.requireNonNull(css, "site.css is missing from the class path"), out.resolve(Layout.STYLESHEET),
-                    StandardCopyOption.REPLACE_EXISTING);
+        for (String resource : List.of(Layout.STYLESHEET, SearchIndex.SCRIPT)) {
+            try (InputStream in = SiteBuilder.class.getResourceAsStream(resource)) {
+                Files.copy(Objects.requireNonNull(in, resource + " is missing from the class path"), out.resolve(resource),
+                        StandardCopyOption.REPLACE_EXISTING);
+            }
         }
+        Files.writeString(out.resolve(SearchIndex.FILE), search.script());
         return pages.inOrder();
     }
 

@@ -17,8 +17,10 @@ import org.openqa.selenium.WebDriver;
 /**
  * Loads every page of a built site in a real browser and checks what a reader would click or see:
  * each link to a file of the site leads to a page or file that exists, each fragment to an element
- * with that id on the page it names, each image has loaded, and each page's navigation lists every
- * page. External links are collected, not fetched (the build has no internet).
+ * with that id on the page it names, each image has loaded, each page's navigation (the header's home
+ * link and the sidebar) lists every page, and no page is wider than the window, so none scrolls
+ * sideways (the browser's window is 1280 px wide). External links are collected, not fetched (the
+ * build has no internet).
  */
 final class SiteChecker {
     /** What the browser sees of one page once it has loaded (images included). */
@@ -27,7 +29,8 @@ final class SiteChecker {
             return {
               title: document.title,
               links: hrefs('a[href]'),
-              navigation: hrefs('nav.sidebar a[href]'),
+              navigation: hrefs('header.site > a[href], nav.sidebar a[href]'),
+              overflow: document.documentElement.scrollWidth - document.documentElement.clientWidth,
               ids: Array.from(document.querySelectorAll('[id]')).map(e => e.id)
                   .concat(Array.from(document.querySelectorAll('a[name]')).map(a => a.name)),
               images: Array.from(document.images).map(i => [i.getAttribute('src'), i.complete && i.naturalWidth > 0])
@@ -43,7 +46,7 @@ final class SiteChecker {
     record Report(int pages, int links, int fragments, int images, Set<String> external, List<String> problems) {
     }
 
-    private record Loaded(String title, List<String> links, List<String> navigation, Set<String> ids, List<List<Object>> images) {
+    private record Loaded(String title, List<String> links, List<String> navigation, long overflow, Set<String> ids, List<List<Object>> images) {
     }
 
     /** Checks the pages at {@code outputs} (site-relative paths) of the site in {@code site}. */
@@ -63,6 +66,9 @@ final class SiteChecker {
             Loaded loaded = page.getValue();
             if (loaded.title().isBlank()) {
                 problems.add(name + ": did not load as a page (no title)");
+            }
+            if (loaded.overflow() > 0) {
+                problems.add(name + ": scrolls sideways: " + loaded.overflow() + " px wider than the window");
             }
             for (String href : loaded.links()) {
                 URI uri = new URI(href);
@@ -93,6 +99,7 @@ final class SiteChecker {
         Map<String, Object> read = (Map<String, Object>) ((JavascriptExecutor) browser).executeScript(READ_PAGE);
         @SuppressWarnings("unchecked")
         Loaded loaded = new Loaded((String) read.get("title"), (List<String>) read.get("links"), (List<String>) read.get("navigation"),
+                ((Number) read.get("overflow")).longValue(),
                 new LinkedHashSet<>((List<String>) read.get("ids")), (List<List<Object>>) read.get("images"));
         return loaded;
     }

@@ -32,7 +32,10 @@ final class FleetReport {
                         ? "flagged" : "all must-be-0 at 0"));
     }
 
-    /** The fleet's table and its legend, for the terminal. */
+    /**
+     * The fleet's table and its legend, for the terminal: one line per figure and one column per side
+     * (named by its label up to the colon; the legend gives the whole label), so that it stays narrow.
+     */
     static String text(LabReport report) {
         List<SideResult> sides = sides(report);
         if (sides.isEmpty()) {
@@ -40,15 +43,42 @@ final class FleetReport {
         }
         String nl = System.lineSeparator();
         StringBuilder out = new StringBuilder(nl).append("The fleet: every figure over the whole history (gateway ledger, clients, service database)")
-                // Numbers from "payments" to "restarts"; "shows", the last column, is text.
-                .append(nl).append(TableRenderer.table(HEADERS, sides.stream().map(FleetReport::cells).toList(), 1, HEADERS.size() - 2)).append(nl);
-        out.append("must be 0: charged 2+, 2xx no charge, bodies differ (keys whose 2xx bodies differ), charge not on row (a 2xx whose")
-                .append(nl).append("charge is not on its paid payment row), 2 rows/key, unasked charges (charges no payment asked for), 500s")
-                .append(nl).append("(answers that look final: a failure safe to retry is 503 or 409 with Retry-After).").append(nl);
+                .append(nl).append(TableRenderer.table(transposedHeaders(sides), transposed(sides), 1, sides.size())).append(nl);
+        TableRenderer.legend(out, "must be 0: charged 2+, 2xx no charge, bodies differ (keys whose 2xx bodies differ), charge not on row (a 2xx whose "
+                + "charge is not on its paid payment row), 2 rows/key, unasked charges (charges no payment asked for), 500s "
+                + "(answers that look final: a failure safe to retry is 503 or 409 with Retry-After).");
         for (SideResult side : sides) {
-            out.append(side.side().label()).append(": ").append(nemesisLine(side.fleet())).append(nl);
+            TableRenderer.legend(out, side.side().label() + "; " + nemesisLine(side.fleet()));
         }
         return out.toString();
+    }
+
+    /** "figure", then each side's short label. */
+    private static List<String> transposedHeaders(List<SideResult> sides) {
+        List<String> headers = new ArrayList<>(List.of("figure"));
+        sides.forEach(side -> headers.add(shortLabel(side)));
+        return headers;
+    }
+
+    /** One line per column of {@link #HEADERS} but the first and the last, then the verdict ("shows") of each side. */
+    private static List<List<String>> transposed(List<SideResult> sides) {
+        List<List<String>> cells = sides.stream().map(FleetReport::cells).toList();
+        List<List<String>> lines = new ArrayList<>();
+        for (int column = 1; column < HEADERS.size(); column++) {
+            List<String> line = new ArrayList<>(List.of(HEADERS.get(column)));
+            for (List<String> side : cells) {
+                line.add(side.get(column));
+            }
+            lines.add(line);
+        }
+        return lines;
+    }
+
+    /** A side's label up to its colon ("control", "idem"), or the whole label if it has none. */
+    static String shortLabel(SideResult side) {
+        String label = side.side().label();
+        int colon = label.indexOf(':');
+        return colon > 0 ? label.substring(0, colon) : label;
     }
 
     static String nemesisLine(FleetFigures f) {
@@ -86,15 +116,18 @@ final class FleetReport {
         if (sides.isEmpty()) {
             return;
         }
-        html.append("<h3>The fleet, over its whole history</h3>\n<table><tr>");
-        HEADERS.forEach(h -> html.append("<th>").append(HtmlReport.escape(h)).append("</th>"));
+        // One line per figure and one column per side, as in the terminal: 21 figures side by side do not fit a page.
+        html.append("<h3>The fleet, over its whole history</h3>\n<table><tr><th>figure</th>");
+        sides.forEach(side -> html.append("<th>").append(HtmlReport.escape(side.side().label())).append("</th>"));
         html.append("</tr>\n");
-        for (SideResult side : sides) {
-            html.append(side.asExpected() ? "<tr class=\"good\">" : "<tr class=\"bad\">");
-            List<String> cells = cells(side);
-            for (int i = 0; i < cells.size(); i++) {
-                html.append(i == cells.size() - 1 ? "<td class=\"shows\">" : i == 0 ? "<td>" : "<td class=\"n\">")
-                        .append(HtmlReport.escape(cells.get(i))).append("</td>");
+        List<List<String>> lines = transposed(sides);
+        for (int l = 0; l < lines.size(); l++) {
+            boolean verdict = l == lines.size() - 1;
+            List<String> line = lines.get(l);
+            html.append("<tr><td>").append(HtmlReport.escape(line.get(0))).append("</td>");
+            for (int i = 1; i < line.size(); i++) {
+                String cls = !verdict ? "n" : sides.get(i - 1).asExpected() ? "shows good" : "shows bad";
+                html.append("<td class=\"").append(cls).append("\">").append(HtmlReport.escape(line.get(i))).append("</td>");
             }
             html.append("</tr>\n");
         }

@@ -28,9 +28,12 @@ final class HtmlReport {
     static String render(LabReport report) {
         StringBuilder html = new StringBuilder();
         html.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>idem lab</title>\n<style>\n")
-                .append("body{font-family:system-ui,sans-serif;margin:2rem;color:#222;max-width:1400px}")
-                .append("table{border-collapse:collapse;font-size:13px}th,td{border:1px solid #ccc;padding:4px 8px}")
-                .append("th{background:#f3f3f3}td.n{text-align:right;font-variant-numeric:tabular-nums}td:first-child{white-space:nowrap}td:nth-child(4){min-width:10em}td.shows{min-width:9em}")
+                // At most 1200 px of content, so a 1280 px window never scrolls sideways; a table wider than that scrolls inside itself.
+                .append("body{font-family:system-ui,sans-serif;margin:2rem;color:#222;max-width:1200px}")
+                .append("table{border-collapse:collapse;font-size:13px;display:block;max-width:100%;overflow-x:auto}")
+                .append("th,td{border:1px solid #ccc;padding:4px 6px}.chart{max-width:100%;overflow-x:auto}")
+                .append("td.shows.good{color:#2e7d32}td.shows.bad{color:#c62828;font-weight:bold}")
+                .append("th{background:#f3f3f3}td.n{text-align:right;font-variant-numeric:tabular-nums}td:first-child{white-space:nowrap}td.shows{min-width:8em}")
                 .append("tr.bad td{background:#fdecea}tr.good td.shows{color:#2e7d32}tr.bad td.shows{color:#c62828;font-weight:bold}")
                 .append("caption{text-align:left;font-size:13px;color:#555;caption-side:bottom;padding-top:6px}")
                 .append("svg text{font-family:system-ui,sans-serif}code{background:#f3f3f3;padding:0 3px}")
@@ -164,13 +167,14 @@ final class HtmlReport {
 
     /** Horizontal stacked bars under a legend; a segment's count is written on it when it is wide enough. */
     static String chart(String description, List<String> legend, List<String> colors, List<Bar> bars) {
-        int labelWidth = 300;
+        // Room for the longest label (about 7 px a character at 12 px), so none is clipped at the left edge.
+        int labelWidth = Math.max(120, bars.stream().mapToInt(b -> b.label().length()).max().orElse(0) * 7 + 16);
         int barWidth = 560;
         int rowHeight = 26;
         int top = 34;
         int height = top + bars.size() * rowHeight + 10;
         StringBuilder svg = new StringBuilder();
-        svg.append("<svg width=\"").append(labelWidth + barWidth + 60).append("\" height=\"")
+        svg.append("<svg class=\"chart\" width=\"").append(labelWidth + barWidth + 60).append("\" height=\"")
                 .append(height).append("\" role=\"img\" aria-label=\"").append(escape(description)).append("\">\n");
         int x = labelWidth;
         for (int i = 0; i < legend.size(); i++) {

@@ -1,6 +1,7 @@
 package dev.idem.demo.lab;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -80,26 +81,42 @@ public final class LabMain implements Callable<Integer> {
             + "(default: ${DEFAULT-VALUE}).", defaultValue = "demo/lab/target/kafka-broker.classpath")
     Path kafkaClassPath;
 
-    /** Every row under its pattern's group id, which --scenarios also takes. */
+    /** Every row under its pattern's group id, which --scenarios also takes; lines wrap at the tables' width. */
     static String listing() {
         StringBuilder text = new StringBuilder();
         for (Group group : Group.values()) {
             text.append(String.format("%s: %s%n", group.id(), group.title()));
             for (Scenario s : Scenarios.all()) {
                 if (Catalogue.group(s) == group) {
-                    text.append(String.format("  %-18s %s x %s x %s -> expected: %s%n", s.id(), s.strategy().label(), s.variant().label(),
-                            s.fault().label(), s.expectation().label()));
+                    listed(text, s.id(), s.strategy().label() + " x " + s.variant().label() + " x " + s.fault().label() + " -> expected: "
+                            + s.expectation().label(), "");
                 }
             }
             for (PatternRow row : Patterns.all()) {
                 if (row.group() == group) {
                     String sides = String.join(" | ", row.sides().stream().map(side -> side.label() + " (" + side.expected().label() + ")").toList());
-                    text.append(String.format("  %-18s %s x %s%s%n", row.id(), sides, row.fault(), needs(row.needs())
-                            + (Patterns.optIn(row) ? " [opt-in: runs only when named]" : "")));
+                    listed(text, row.id(), sides + " x " + row.fault(), (needs(row.needs()).trim()
+                            + (Patterns.optIn(row) ? " [opt-in: runs only when named]" : "")).trim());
                 }
             }
         }
         return text.toString();
+    }
+
+    /** "  id  what", wrapped under "what"; the tag (what the row needs) is never split. */
+    private static void listed(StringBuilder text, String id, String what, String tag) {
+        String indent = " ".repeat(21);
+        List<String> lines = new ArrayList<>(TableRenderer.wrap(what, TableRenderer.WIDTH - indent.length()));
+        if (!tag.isEmpty()) {
+            int last = lines.size() - 1;
+            if (lines.get(last).length() + 1 + tag.length() <= TableRenderer.WIDTH - indent.length()) {
+                lines.set(last, lines.get(last) + " " + tag);
+            } else {
+                lines.add(tag);
+            }
+        }
+        text.append(String.format("  %-18s %s%n", id, lines.get(0)));
+        lines.subList(1, lines.size()).forEach(line -> text.append(indent).append(line).append(System.lineSeparator()));
     }
 
     private static String needs(PatternRow.Needs needs) {

@@ -1,6 +1,7 @@
 package dev.idem.demo.lab;
 
 import java.io.PrintStream;
+import java.util.List;
 
 /**
  * What the lab prints while it runs. On a terminal one line per scenario is redrawn in place; in a
@@ -30,8 +31,8 @@ final class Progress {
 
     synchronized void rowStarted(int number, int total, PatternRow row) {
         current = String.format("[%d/%d] %-18s", number, total, row.id());
-        out.printf(interactive ? "\r%s %s%n" : "%s %s%n", current, row.sides().stream().map(Side::label).reduce((a, b) -> a + " vs " + b).orElse("")
-                + " x " + row.fault());
+        print((interactive ? "\r" : "") + current + " " + row.fault() + ": " + row.sides().stream().map(Side::label)
+                .reduce((a, b) -> a + " vs " + b).orElse(""));
     }
 
     synchronized void rowFinished(PatternResult result) {
@@ -43,12 +44,29 @@ final class Progress {
         } else {
             StringBuilder sides = new StringBuilder();
             for (SideResult side : result.sides()) {
-                sides.append(sides.length() == 0 ? "" : "; ").append(side.side().label()).append(": ").append(side.wrong()).append(" of ")
-                        .append(side.items()).append(" wrong");
+                sides.append(sides.length() == 0 ? "" : "; ").append(shown(side));
             }
-            line = String.format("done in %.1f s: %s%s", result.millis() / 1000.0, sides, result.asExpected() ? "" : "  (NOT as expected)");
+            line = String.format("done in %.1f s: %s", result.millis() / 1000.0, sides);
         }
-        out.println("        " + line);
+        print("        " + line);
+    }
+
+    /** What one side of a pattern row showed: how many items it got wrong, and whether that is what it exists to show. */
+    static String shown(SideResult side) {
+        String verdict = side.side().expected().label();
+        return side.side().label() + ": " + side.wrong() + " of " + side.items() + " wrong, "
+                + (side.asExpected() ? "shows it " + verdict : "NOT as expected: it should show it " + verdict);
+    }
+
+    /** A line, wrapped at the tables' width; further lines indented under the first's text. */
+    private void print(String line) {
+        List<String> parts = TableRenderer.wrap(line, TableRenderer.WIDTH);
+        out.println(parts.get(0));
+        for (String part : TableRenderer.wrap(String.join(" ", parts.subList(1, parts.size())), TableRenderer.WIDTH - 8)) {
+            if (!part.isEmpty()) {
+                out.println("        " + part);
+            }
+        }
         out.flush();
     }
 
@@ -66,19 +84,24 @@ final class Progress {
     }
 
     synchronized void event(String message) {
-        if (interactive) {
-            out.printf("\r%s   %s%n", current, message);
-        } else {
-            out.printf("        %s%n", message);
-        }
+        print(interactive ? "\r" + current + "   " + message : "        " + message);
     }
 
     synchronized void scenarioFinished(ScenarioResult result) {
+        String line = String.format("%s done in %.1f s: %s; shows %s%s", current, result.millis() / 1000.0, counted(result),
+                result.scenario().expectation().label(), result.asExpected() ? "" : "  (NOT as expected)");
+        // On a terminal the line overwrites the progress bar: padded so that none of the bar is left after it.
+        print(interactive ? "\r" + line + " ".repeat(Math.max(0, 100 - line.length())) : "        " + line.substring(current.length()).trim());
+    }
+
+    /** What the row exists to count: charges for a payments row, ledger entries for a messaging row. */
+    static String counted(ScenarioResult result) {
+        LedgerFigures l = result.ledger();
+        if (l != null) {
+            return String.format("%d ledger entries for %d paid payments, %d applied 2+, %d missing, %d consumer kills", l.entries(), l.paid(),
+                    l.duplicatedEntries(), l.missing(), l.consumerKills());
+        }
         Figures f = result.figures();
-        String line = String.format("%s done in %.1f s: %d charges for %d payments, %d lost, %d duplicated%s",
-                current, result.millis() / 1000.0, f.charges(), f.payments(), f.lost(), f.duplicated(),
-                result.asExpected() ? "" : "  (NOT as expected)");
-        out.println(interactive ? "\r" + line + " ".repeat(20) : "        " + line.substring(current.length()).trim());
-        out.flush();
+        return String.format("%d charges for %d payments, %d lost, %d charged 2+", f.charges(), f.payments(), f.lost(), f.duplicated());
     }
 }

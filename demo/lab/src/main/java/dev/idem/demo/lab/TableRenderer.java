@@ -4,10 +4,22 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
-/** The lab's table as plain text. */
+/**
+ * The lab's tables as plain text, each within {@link #WIDTH} columns: the payments rows in two tables
+ * (what each ran and what it shows; what was counted), the ledger rows in two of their own, the
+ * pattern rows in theirs, then the fleet's ({@link FleetReport}). A text column too wide for the
+ * terminal wraps inside its column; the legends under the tables wrap at the same width.
+ */
 final class TableRenderer {
+    /** The widest line the lab prints in its tables and legends. */
+    static final int WIDTH = 120;
+
     static final List<String> HEADERS = List.of("scenario", "client", "server", "fault", "payments", "requests", "charges",
             "lost", "charged 2+", "unconfirmed", "replies differ", "p50 ms", "p99 ms", "shows");
+    /** The columns of {@link #HEADERS} in the terminal's first payments table: what ran, and what it shows. */
+    private static final List<Integer> RAN = List.of(0, 1, 2, 3, 13);
+    /** The columns of {@link #HEADERS} in the terminal's second payments table: what was counted. */
+    private static final List<Integer> COUNTED = List.of(0, 4, 5, 6, 7, 8, 9, 10, 11, 12);
 
     private TableRenderer() {
     }
@@ -25,6 +37,8 @@ final class TableRenderer {
 
     static final List<String> LEDGER_HEADERS = List.of("scenario", "ledger consumer", "fault", "paid", "ledger entries",
             "applied 2+", "missing", "consumer kills", "shows");
+    private static final List<Integer> LEDGER_RAN = List.of(0, 1, 2, 8);
+    private static final List<Integer> LEDGER_COUNTED = List.of(0, 3, 4, 5, 6, 7);
 
     /** One row of cells per messaging scenario, in the order of {@link #LEDGER_HEADERS}. */
     static List<String> ledgerCells(ScenarioResult result) {
@@ -36,6 +50,8 @@ final class TableRenderer {
     }
 
     static final List<String> PATTERN_HEADERS = List.of("row", "side", "fault", "sink after the fault", "items", "wrong", "ms", "shows");
+    /** The pattern table in the terminal leaves the fault to the legend under it. */
+    private static final List<Integer> PATTERN_COLUMNS = List.of(0, 1, 3, 4, 5, 6, 7);
 
     /** The lines of a pattern row, one per side, in the order of {@link #PATTERN_HEADERS}; one line if it was skipped or failed. */
     static List<List<String>> patternCells(PatternResult result) {
@@ -61,6 +77,10 @@ final class TableRenderer {
     static String patternLegend(PatternResult result) {
         PatternRow row = result.row();
         String what = row.id() + ": items are " + row.items() + "; wrong: " + row.wrong() + ".";
+        return withNote(result, what);
+    }
+
+    private static String withNote(PatternResult result, String what) {
         if (result.skipped() != null) {
             return what + " Skipped: " + result.skipped() + ".";
         }
@@ -73,43 +93,43 @@ final class TableRenderer {
 
     static String render(LabReport report) {
         StringBuilder out = new StringBuilder();
-        List<List<String>> rows = new ArrayList<>();
-        report.results().forEach(r -> rows.add(cells(r)));
-        if (!rows.isEmpty()) {
-            httpTable(out, rows);
+        List<ScenarioResult> payments = report.results().stream().filter(r -> r.ledger() == null).toList();
+        if (!payments.isEmpty()) {
+            httpTables(out, payments.stream().map(TableRenderer::cells).toList());
         }
-        ledgerTable(out, report);
+        ledgerTables(out, report);
         patternTable(out, report);
         out.append(FleetReport.text(report));
         out.append(FailoverReport.text(report));
         return out.toString();
     }
 
-    private static void httpTable(StringBuilder out, List<List<String>> rows) {
-        out.append(table(HEADERS, rows, 4, 12));
-        out.append(System.lineSeparator());
-        out.append("lost: no charge at the gateway and the client gave up.  charged 2+: payments the gateway charged more than once.")
-                .append(System.lineSeparator());
-        out.append("unconfirmed: charged, but the client gave up without a 2xx.  replies differ: keys whose 2xx replies were not identical.")
-                .append(System.lineSeparator());
-        out.append("Counted from the gateway's GET /ledger joined to the clients' records by card; latency is per request.")
-                .append(System.lineSeparator());
+    private static void httpTables(StringBuilder out, List<List<String>> rows) {
+        String nl = System.lineSeparator();
+        out.append("Payments: what each scenario ran, and whether it shows what it exists to show").append(nl);
+        out.append(table(pick(HEADERS, RAN), rows.stream().map(r -> pick(r, RAN)).toList(), -1, -1)).append(nl);
+        out.append("Payments: what was counted").append(nl);
+        out.append(table(pick(HEADERS, COUNTED), rows.stream().map(r -> pick(r, COUNTED)).toList(), 1, COUNTED.size() - 1)).append(nl);
+        legend(out, "lost: no charge at the gateway and the client gave up.  charged 2+: payments the gateway charged more than once.  "
+                + "unconfirmed: charged, but the client gave up without a 2xx.  replies differ: keys whose 2xx replies were not identical.  "
+                + "Counted from the gateway's GET /ledger joined to the clients' records by card; latency is per request.");
     }
 
-    private static void ledgerTable(StringBuilder out, LabReport report) {
-        List<List<String>> ledgerRows = report.results().stream().filter(r -> r.ledger() != null).map(TableRenderer::ledgerCells).toList();
-        if (!ledgerRows.isEmpty()) {
-            out.append(System.lineSeparator());
-            out.append("Payment events: the service's outbox -> Kafka -> the ledger consumer").append(System.lineSeparator());
-            out.append(table(LEDGER_HEADERS, ledgerRows, 3, 7));
-            out.append(System.lineSeparator());
-            out.append("paid: payments the service confirmed.  applied 2+: ledger entries beyond the first for a payment.")
-                    .append(System.lineSeparator());
-            out.append("missing: confirmed payments with no ledger entry.  consumer kills: halts after the database commit, before the offset commit.")
-                    .append(System.lineSeparator());
-            out.append("Counted from the consumer's GET /ledger once its group had committed every offset of the topic.")
-                    .append(System.lineSeparator());
+    private static void ledgerTables(StringBuilder out, LabReport report) {
+        List<List<String>> rows = report.results().stream().filter(r -> r.ledger() != null).map(TableRenderer::ledgerCells).toList();
+        if (rows.isEmpty()) {
+            return;
         }
+        String nl = System.lineSeparator();
+        out.append(out.length() > 0 ? nl : "");
+        out.append("Payment events: the service's outbox -> Kafka -> the ledger consumer").append(nl);
+        out.append(table(pick(LEDGER_HEADERS, LEDGER_RAN), rows.stream().map(r -> pick(r, LEDGER_RAN)).toList(), -1, -1)).append(nl);
+        out.append("Payment events: the ledger, counted").append(nl);
+        out.append(table(pick(LEDGER_HEADERS, LEDGER_COUNTED), rows.stream().map(r -> pick(r, LEDGER_COUNTED)).toList(), 1,
+                LEDGER_COUNTED.size() - 1)).append(nl);
+        legend(out, "paid: payments the service confirmed.  applied 2+: ledger entries beyond the first for a payment.  "
+                + "missing: confirmed payments with no ledger entry.  consumer kills: halts after the database commit, before the offset commit.  "
+                + "Counted from the consumer's GET /ledger once its group had committed every offset of the topic.");
     }
 
     private static void patternTable(StringBuilder out, LabReport report) {
@@ -117,46 +137,110 @@ final class TableRenderer {
             return;
         }
         List<List<String>> lines = new ArrayList<>();
-        report.patterns().forEach(p -> lines.addAll(patternCells(p)));
-        if (out.length() > 0) {
-            out.append(System.lineSeparator());
-        }
+        report.patterns().forEach(p -> patternCells(p).forEach(cells -> lines.add(pick(cells, PATTERN_COLUMNS))));
+        String nl = System.lineSeparator();
+        out.append(out.length() > 0 ? nl : "");
         out.append("The other patterns: a naive side and an idempotent side under the same fault, each counted from its own sink")
-                .append(System.lineSeparator());
-        out.append(table(PATTERN_HEADERS, lines, 4, 6));
-        out.append(System.lineSeparator());
+                .append(nl);
+        out.append(table(pick(PATTERN_HEADERS, PATTERN_COLUMNS), lines, 3, 5)).append(nl);
         for (PatternResult result : report.patterns()) {
-            out.append(patternLegend(result)).append(System.lineSeparator());
+            // The terminal's table has no fault column: each row's fault heads its legend.
+            legend(out, result.row().id() + " fault: " + result.row().fault() + ".");
+            legend(out, patternLegend(result));
         }
     }
 
-    /** A header, a rule and the rows, columns padded to their widest cell; columns first..last (inclusive) are right-aligned numbers. */
+    private static List<String> pick(List<String> cells, List<Integer> columns) {
+        return columns.stream().map(cells::get).toList();
+    }
+
+    /** Text under a table, wrapped at {@link #WIDTH}. */
+    static void legend(StringBuilder out, String text) {
+        wrap(text, WIDTH).forEach(line -> out.append(line).append(System.lineSeparator()));
+    }
+
+    /**
+     * A header, a rule and the rows, columns padded to their widest cell; columns first..last (inclusive)
+     * are right-aligned numbers. When the table is wider than {@link #WIDTH}, its widest text columns
+     * (never the first) are narrowed and their cells wrap onto further lines, at spaces where they can.
+     */
     static String table(List<String> headers, List<List<String>> body, int firstNumber, int lastNumber) {
         List<List<String>> rows = new ArrayList<>();
         rows.add(headers);
         rows.addAll(body);
-        int[] widths = new int[headers.size()];
+        int columns = headers.size();
+        int[] widths = new int[columns];
         for (List<String> row : rows) {
             for (int i = 0; i < row.size(); i++) {
                 widths[i] = Math.max(widths[i], row.get(i).length());
             }
         }
+        while (total(widths) > WIDTH) {
+            int widest = -1;
+            for (int i = 1; i < columns; i++) {
+                boolean number = i >= firstNumber && i <= lastNumber;
+                if (!number && widths[i] > MIN_WRAPPED && (widest < 0 || widths[i] > widths[widest])) {
+                    widest = i;
+                }
+            }
+            if (widest < 0) {
+                break;
+            }
+            widths[widest]--;
+        }
         StringBuilder out = new StringBuilder();
         for (int r = 0; r < rows.size(); r++) {
-            List<String> row = rows.get(r);
-            StringBuilder line = new StringBuilder();
-            for (int i = 0; i < row.size(); i++) {
-                boolean number = i >= firstNumber && i <= lastNumber;
-                String cell = row.get(i);
-                String padded = number ? " ".repeat(widths[i] - cell.length()) + cell : cell + " ".repeat(widths[i] - cell.length());
-                line.append(i == 0 ? "" : "  ").append(padded);
+            List<List<String>> wrapped = new ArrayList<>();
+            int height = 1;
+            for (int i = 0; i < columns; i++) {
+                List<String> parts = wrap(rows.get(r).get(i), widths[i]);
+                wrapped.add(parts);
+                height = Math.max(height, parts.size());
             }
-            out.append(line.toString().stripTrailing()).append(System.lineSeparator());
+            for (int h = 0; h < height; h++) {
+                StringBuilder line = new StringBuilder();
+                for (int i = 0; i < columns; i++) {
+                    boolean number = i >= firstNumber && i <= lastNumber;
+                    String cell = h < wrapped.get(i).size() ? wrapped.get(i).get(h) : "";
+                    String padded = number ? " ".repeat(widths[i] - cell.length()) + cell : cell + " ".repeat(widths[i] - cell.length());
+                    line.append(i == 0 ? "" : "  ").append(padded);
+                }
+                out.append(line.toString().stripTrailing()).append(System.lineSeparator());
+            }
             if (r == 0) {
-                out.append("-".repeat(line.toString().stripTrailing().length())).append(System.lineSeparator());
+                out.append("-".repeat(total(widths))).append(System.lineSeparator());
             }
         }
         return out.toString();
+    }
+
+    /** The narrowest a wrapped column becomes. */
+    private static final int MIN_WRAPPED = 12;
+
+    private static int total(int[] widths) {
+        int sum = 2 * (widths.length - 1);
+        for (int w : widths) {
+            sum += w;
+        }
+        return sum;
+    }
+
+    /** Text broken into lines of at most {@code width} characters, at spaces where it can; an empty text is one empty line. */
+    static List<String> wrap(String text, int width) {
+        List<String> lines = new ArrayList<>();
+        String rest = text;
+        while (rest.length() > width) {
+            int cut = rest.lastIndexOf(' ', width);
+            if (cut <= 0) {
+                lines.add(rest.substring(0, width));
+                rest = rest.substring(width);
+            } else {
+                lines.add(rest.substring(0, cut).stripTrailing());
+                rest = rest.substring(cut + 1);
+            }
+        }
+        lines.add(rest);
+        return lines;
     }
 
     static String millis(double value) {

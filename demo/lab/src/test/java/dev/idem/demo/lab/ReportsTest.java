@@ -30,11 +30,18 @@ class ReportsTest {
         return new LabReport(Instant.parse("2025-01-01T00:00:00Z"), 2_000, settings, results, ReplaySample.find(results).orElseThrow());
     }
 
+    /** The terminal shows a scenario's cells in two tables (what ran; what was counted): its lines there, joined. */
+    private static String linesOf(String table, String id) {
+        String joined = String.join("\n", table.lines().filter(l -> l.startsWith(id + " ")).toList());
+        assertThat(joined).as("lines of " + id).isNotEmpty();
+        return joined;
+    }
+
     @Test
     void theTextTableHasOneRowPerScenarioWithItsCounts() {
         String table = TableRenderer.render(report());
 
-        assertThat(table.lines().filter(l -> l.startsWith("new-key-per-retry")).findFirst().orElseThrow())
+        assertThat(linesOf(table, "new-key-per-retry"))
                 .contains("new key per retry", "  10  ", "  17  ", "  14  ", "  3  ", "12.5", "140", "yes: duplicates charges");
         assertThat(table).contains("idem-lossy", "yes: 0 lost, 0 duplicated");
     }
@@ -79,9 +86,9 @@ class ReportsTest {
         String table = TableRenderer.render(reportWithLedger());
         String ledgerPart = table.substring(table.indexOf("Payment events"));
 
-        assertThat(ledgerPart.lines().filter(l -> l.startsWith("ledger-no-inbox")).findFirst().orElseThrow())
+        assertThat(linesOf(ledgerPart, "ledger-no-inbox"))
                 .contains("no inbox", "  10  ", "  13  ", "  3  ", "yes: duplicates ledger entries");
-        assertThat(ledgerPart.lines().filter(l -> l.startsWith("ledger-inbox")).findFirst().orElseThrow())
+        assertThat(linesOf(ledgerPart, "ledger-inbox"))
                 .contains("idem inbox", "yes: 0 lost, 0 duplicated");
         assertThat(TableRenderer.render(report())).as("no messaging row, no second table").doesNotContain("Payment events");
         assertThat(HtmlReport.render(reportWithLedger())).contains("outbox → Kafka → ledger consumer", "duplicates ledger entries");
