@@ -103,6 +103,15 @@ final class ChargeHandler implements HttpHandler {
 
     /** The charge is committed (now or earlier): the after-faults decide whether the caller learns it. */
     private void answerCommitted(HttpExchange exchange, FaultPlan faults, StoredResponse response, boolean replayed) throws IOException {
+        ledger.answering();
+        try {
+            answerAfterFaults(exchange, faults, response, replayed);
+        } finally {
+            ledger.answered();
+        }
+    }
+
+    private void answerAfterFaults(HttpExchange exchange, FaultPlan faults, StoredResponse response, boolean replayed) throws IOException {
         pause(faults.latencyAfterMillis());
         if (dice.roll(faults.resetAfter())) {
             // No status line, no headers: closing an exchange whose response was never started makes the

@@ -10,6 +10,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 
 /**
@@ -42,6 +43,7 @@ final class ChargeLedger {
      * the caller made again for a charge already made. In memory: a count for the lab, not money.
      */
     private final java.util.Map<String, Long> replays = new java.util.concurrent.ConcurrentHashMap<>();
+    private final AtomicInteger answersPending = new AtomicInteger();
 
     ChargeLedger(DataSource dataSource) {
         this.dataSource = dataSource;
@@ -81,10 +83,7 @@ final class ChargeLedger {
         return charges;
     }
 
-    /**
-     * Deletes every charge and every idempotency record, in one transaction, so keys can be reused
-     * by the next scenario. Returns the number of charges deleted.
-     */
+    /** A charge request answered as the replay of a charge already made under {@code key}. */
     void countReplay(String key) {
         replays.merge(key, 1L, Long::sum);
     }
@@ -94,6 +93,28 @@ final class ChargeLedger {
         return new java.util.TreeMap<>(replays);
     }
 
+    /** A committed charge's answer is on its way (the after-faults may still delay or lose it). */
+    void answering() {
+        answersPending.incrementAndGet();
+    }
+
+    /** That answer was sent, or lost by an after-fault. */
+    void answered() {
+        answersPending.decrementAndGet();
+    }
+
+    /**
+     * Charges committed whose caller has not been answered yet: a caller killed now has had its
+     * card charged without learning it, which is the moment the lab's SIGKILL is aimed at.
+     */
+    int answersPending() {
+        return answersPending.get();
+    }
+
+    /**
+     * Deletes every charge and every idempotency record, in one transaction, so keys can be reused
+     * by the next scenario. Returns the number of charges deleted.
+     */
     int clear() throws SQLException {
         replays.clear();
         try (Connection c = dataSource.getConnection()) {

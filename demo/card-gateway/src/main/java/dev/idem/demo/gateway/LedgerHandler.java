@@ -69,6 +69,7 @@ final class LedgerHandler implements HttpHandler {
         perKey.forEach(counts::put);
         ObjectNode replays = root.putObject("replaysPerKey");
         ledger.replays().forEach(replays::put);
+        root.put("answersPending", ledger.answersPending());
         return json.writeValueAsString(root).getBytes(StandardCharsets.UTF_8);
     }
 }

@@ -166,10 +166,15 @@ final class ScenarioRunner {
         }
     }
 
-    /** Kills the service whenever a request has been inside it long enough, up to the configured number of times. */
+    /**
+     * Kills the service while a request is deep inside it — the gateway has committed its charge and
+     * not yet answered — up to the configured number of times. Waiting for the gateway's word, not
+     * only for a request's age, aims every kill between the effect and its answer: on a loaded
+     * machine a request can be old before it reaches the gateway, and a kill there shows nothing.
+     */
     private void killWhileBusy(AtomicBoolean finished, AtomicInteger kills) {
         while (kills.get() < settings.kills() && !finished.get()) {
-            if (inFlight.oldestMillis() >= KILL_WHEN_IN_FLIGHT_MILLIS) {
+            if (inFlight.oldestMillis() >= KILL_WHEN_IN_FLIGHT_MILLIS && stack.gatewayAnswersPending() > 0) {
                 try {
                     stack.killAndRestartService();
                 } catch (RuntimeException e) {

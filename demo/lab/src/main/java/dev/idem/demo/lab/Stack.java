@@ -188,7 +188,6 @@ final class Stack implements AutoCloseable {
         return ledger(gatewayPort);
     }
 
-    /** Every charge the card gateway on {@code port} has. */
     /** Charge requests the gateway answered as replays of a charge already made, by its idempotency key (GET /ledger's "replaysPerKey"). */
     static Map<String, Long> replays(int port) {
         LabHttp.Result result = LabHttp.get(port, "/ledger", Duration.ofSeconds(30));
@@ -201,6 +200,16 @@ final class Stack implements AutoCloseable {
         return replays;
     }
 
+    /** Charges the gateway committed and has not answered yet (GET /ledger's "answersPending"). */
+    int gatewayAnswersPending() {
+        LabHttp.Result result = LabHttp.get(gatewayPort, "/ledger", Duration.ofSeconds(30));
+        if (result.response() == null || result.response().status() != 200) {
+            return 0;
+        }
+        return JSON.readTree(result.response().body()).path("answersPending").asInt();
+    }
+
+    /** Every charge the card gateway on {@code port} has. */
     static List<LedgerCharge> ledger(int port) {
         LabHttp.Result result = LabHttp.get(port, "/ledger", Duration.ofSeconds(30));
         if (result.response() == null || result.response().status() != 200) {
