@@ -30,7 +30,7 @@ public final class RetentionPartitions {
     static final List<String> STATEMENTS = List.of("partition_now", "partition_maintenance_lock", "partition_maintenance_wait", "partition_maintenance_unlock",
             "partition_kind", "partition_list", "partition_create_table", "partition_create_index", "partition_new", "partition_attach",
             "partition_live_rows", "partition_estimated_rows", "partition_detach_concurrently", "partition_detach_finalize",
-            "partition_drop", "purge_unpartitioned", "convert_max_expiry", "convert_index", "convert_unbound", "convert_bound", "convert_validate",
+            "partition_drop", "purge_unpartitioned", "convert_max_expiry", "convert_index", "convert_key", "convert_unbound", "convert_bound", "convert_validate",
             "convert_lock", "convert_rename_old", "convert_rename_new", "convert_attach_old");
 
     /** One partition: the records whose {@code expires_at} is in [{@code from}, {@code to}); {@code from} null is MINVALUE. */
@@ -142,7 +142,7 @@ public final class RetentionPartitions {
             execute(c, sql.get("partition_maintenance_wait"));
             try {
                 if (kind(c) == null) {
-                    execute(c, sql.get("partition_create_table").replace("{parent}", table));
+                    execute(c, sql.get("partition_create_table").replace("{parent}", table).replace("{unique}", "PRIMARY KEY"));
                 }
             } finally {
                 unlock(c);
@@ -253,10 +253,11 @@ public final class RetentionPartitions {
         String legacy = table + "_legacy";
         // Built without blocking writes; ATTACH uses it for the parent's primary key instead of building one under its lock.
         execute(c, sql.get("convert_index"));
+        execute(c, sql.get("convert_key"));
         execute(c, sql.get("convert_unbound"));
         execute(c, sql.get("convert_bound").replace("{to}", Long.toString(cutover)));
         execute(c, sql.get("convert_validate"));
-        execute(c, sql.get("partition_create_table").replace("{parent}", parent));
+        execute(c, sql.get("partition_create_table").replace("{parent}", parent).replace("{unique}", "UNIQUE"));
         execute(c, sql.get("partition_create_index").replace("{parent}", parent));
         List<Partition> none = List.of(new Partition(legacy, null, cutover));
         createAhead(c, parent, none, now);

@@ -108,7 +108,9 @@ WHERE i.inhparent = to_regclass('idem_record')
 -- name: partition_create_table
 -- The parent, for a store that starts on a partitioned layout. Same columns and checks as V1; the
 -- primary key has to contain the partition key. {parent} is the table, or during a conversion the new
--- parent that takes its place; the checks keep the old table's names, which ATTACH matches.
+-- parent that takes its place; the checks keep the old table's names, which ATTACH matches. {unique}
+-- is PRIMARY KEY, or UNIQUE for a conversion's parent: the old table, its first partition, keeps its
+-- own primary key (scope, idem_key), and a table has only one.
 CREATE TABLE IF NOT EXISTS {parent} (
     scope          text     NOT NULL,
     idem_key       text     NOT NULL,
@@ -124,7 +126,7 @@ CREATE TABLE IF NOT EXISTS {parent} (
     status         integer,
     headers        text,
     body           bytea,
-    PRIMARY KEY (scope, idem_key, expires_at),
+    {unique} (scope, idem_key, expires_at),
     CONSTRAINT idem_record_state_check CHECK (state IN (0, 1, 2)),
     CONSTRAINT idem_record_key_length CHECK (char_length(idem_key) BETWEEN 1 AND 255)
 ) PARTITION BY RANGE (expires_at)
@@ -165,6 +167,14 @@ SELECT max(expires_at) FROM idem_record
 -- name: convert_index
 -- Conversion, step 1: the index the partitioned primary key needs, built without blocking writes.
 CREATE UNIQUE INDEX CONCURRENTLY IF NOT EXISTS idem_record_conv_pk ON idem_record (scope, idem_key, expires_at)
+
+-- name: convert_key
+-- The index as a constraint: ATTACH matches a parent's constraint only with a child's constraint.
+DO $$ BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = to_regclass('idem_record') AND conname = 'idem_record_conv_key') THEN
+        ALTER TABLE idem_record ADD CONSTRAINT idem_record_conv_key UNIQUE USING INDEX idem_record_conv_pk;
+    END IF;
+END $$
 
 -- name: convert_unbound
 ALTER TABLE idem_record DROP CONSTRAINT IF EXISTS idem_record_conv_bound
