@@ -99,10 +99,10 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         this.sql = SqlStatements.load(dialect, sqlSource, partitioning == null ? null : PARTITIONED_SQL,
                 Map.of(Tables.DEFAULT_RECORD_TABLE, tableName), requiredStatements(dialect, partitioning != null));
         this.partitions = partitioning == null ? null
-                : new RetentionPartitions(calls, sql, tableName, partitioning.width(), partitioning.horizon(), partitioning.deleteRows());
-        this.partitionedClaims = partitioning == null ? null : new PartitionedClaims(sql);
+                : new RetentionPartitions(calls, dialect, sql, tableName, partitioning.width(), partitioning.horizon(), partitioning.deleteRows());
         this.renewals = new LeaseRenewals(sql, new ReservedConnection(renewalDataSource == null ? dataSource : renewalDataSource, isolation));
         this.takeover = new ThreeStepTakeover(sql);
+        this.partitionedClaims = partitioning == null ? null : new PartitionedClaims(sql, dialect.claimsInThreeSteps() ? takeover : null);
         this.cache = cacheEntries > 0 ? new ResponseCache(cacheEntries) : null;
         this.coalesced = coalesce ? new CoalescedWrites(sql, calls, this::claimAlone, this::completeAlone) : null;
     }
@@ -130,7 +130,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         }
         if (partitioned) {
             names.addAll(PartitionedClaims.STATEMENTS);
-            names.addAll(RetentionPartitions.STATEMENTS);
+            names.addAll(RetentionPartitions.statements(dialect));
         }
         return names;
     }
@@ -631,7 +631,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         /**
          * Keeps the records in a table range-partitioned by expiry, one partition per {@code width}, and
          * purges by dropping a partition once every record in it is past retention, instead of deleting
-         * rows (PostgreSQL). Default: one unpartitioned table, purged row by row. Partitions are created
+         * rows (PostgreSQL, MariaDB). Default: one unpartitioned table, purged row by row. Partitions are created
          * ahead, up to now plus the {@linkplain #retentionByPartition(Duration, Duration) horizon}
          * (default 8 days: the key store's and the inbox's default retentions with a day to spare), at
          * {@link #migrate()} and at every {@code purge}; a claim whose retention ends past the last
@@ -695,9 +695,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 Dialect chosen = resolveDialect(c, "JDBC store");
                 Isolation isolation = Isolation.require(chosen.storeIsolation(), c);
                 boolean coalesce = coalesceCommits == null ? chosen.coalescesCommitsByDefault() && partitioning == null : coalesceCommits;
-                if (partitioning != null && (coalesce || chosen != Dialect.POSTGRESQL)) {
+                if (partitioning != null && (coalesce || chosen == Dialect.SQLITE)) {
                     throw new IllegalStateException(coalesce ? "retentionByPartition does not combine with coalesceCommits"
-                            : "retentionByPartition is supported on PostgreSQL, not on " + chosen.displayName());
+                            : "retentionByPartition is supported on PostgreSQL and MariaDB, not on " + chosen.displayName());
                 }
                 return new JdbcIdempotencyStore(dataSource(), chosen, tableName(), responseCache, renewalDataSource, sqlSource, isolation,
                         coalesce, partitioning);

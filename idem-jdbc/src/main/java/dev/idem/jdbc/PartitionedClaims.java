@@ -28,9 +28,12 @@ final class PartitionedClaims {
     }
 
     private final SqlStatements sql;
+    /** MariaDB's takeover (conditional UPDATE, then a read of the new token), or null for the one-statement takeover (PostgreSQL). */
+    private final ThreeStepTakeover threeStep;
 
-    PartitionedClaims(SqlStatements sql) {
+    PartitionedClaims(SqlStatements sql, ThreeStepTakeover threeStep) {
         this.sql = sql;
+        this.threeStep = threeStep;
     }
 
     /** @param c a connection in a transaction (the lock lasts to its end) */
@@ -49,17 +52,25 @@ final class PartitionedClaims {
             if (!locked) {
                 try (PreparedStatement ps = c.prepareStatement(sql.get("partitioned_lock"))) {
                     ps.setString(1, scope.length() + ":" + scope + key);
-                    ps.executeQuery().close();
+                    ps.execute();
                 }
                 locked = true;
             }
             String fingerprint = request.fingerprint().value();
             ClaimOutcome acquired = acquire(c, request, "partitioned_insert", scope, key, fingerprint, leaseMs, keepMs, scope, key);
-            if (acquired == null) {
+            if (acquired == null && threeStep == null) {
                 acquired = acquire(c, request, "partitioned_takeover", fingerprint, leaseMs, keepMs, keepMs, scope, key, fingerprint);
+            } else if (acquired == null) {
+                acquired = threeStep.takeOver(c, request);
             }
             if (acquired != null) {
                 return acquired;
+            }
+            if (threeStep != null) {
+                // InnoDB: the next round's plain read needs a new snapshot (REPEATABLE READ keeps the first); the
+                // claim is its transaction's only work, so ending it loses nothing, and gives up the bucket's lock.
+                ThreeStepTakeover.endTransaction(c);
+                locked = false;
             }
             // Live after all (completed or taken meanwhile): the next round's read answers it.
         }

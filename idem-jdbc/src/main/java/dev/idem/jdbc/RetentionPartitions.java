@@ -26,12 +26,21 @@ import java.util.regex.Pattern;
 public final class RetentionPartitions {
     private static final Pattern BOUND = Pattern.compile(
             "FROM \\((MINVALUE|'?(-?\\d+)'?)\\) TO \\((MAXVALUE|'?(-?\\d+)'?)\\)");
-    /** The statements of this file, each checked when the store is built. */
-    static final List<String> STATEMENTS = List.of("partition_now", "partition_maintenance_lock", "partition_maintenance_wait", "partition_maintenance_unlock",
-            "partition_kind", "partition_list", "partition_create_table", "partition_create_index", "partition_new", "partition_attach",
+    /** The statements of this file, each checked when the store is built (the conversion's on PostgreSQL only). */
+    static List<String> statements(Dialect dialect) {
+        List<String> names = new ArrayList<>(MAINTENANCE);
+        if (dialect == Dialect.POSTGRESQL) {
+            names.addAll(CONVERSION);
+        }
+        return names;
+    }
+
+    private static final List<String> CONVERSION = List.of("convert_max_expiry", "convert_index", "convert_key", "convert_unbound",
+            "convert_bound", "convert_validate", "convert_lock", "convert_rename_old", "convert_rename_new", "convert_attach_old");
+    private static final List<String> MAINTENANCE = List.of("partition_now", "partition_maintenance_lock", "partition_maintenance_wait", "partition_maintenance_unlock",
+            "partition_kind", "partition_list", "partition_create_table", "partition_create_lock", "partition_create_index", "partition_new", "partition_attach",
             "partition_live_rows", "partition_estimated_rows", "partition_detach_concurrently", "partition_detach_finalize",
-            "partition_drop", "purge_unpartitioned", "convert_max_expiry", "convert_index", "convert_key", "convert_unbound", "convert_bound", "convert_validate",
-            "convert_lock", "convert_rename_old", "convert_rename_new", "convert_attach_old");
+            "partition_drop", "purge_unpartitioned");
 
     /** One partition: the records whose {@code expires_at} is in [{@code from}, {@code to}); {@code from} null is MINVALUE. */
     public record Partition(String name, Long from, long to) {
@@ -43,14 +52,17 @@ public final class RetentionPartitions {
     }
 
     private final StoreCalls calls;
+    private final Dialect dialect;
     private final SqlStatements sql;
     private final String table;
     private final long widthMs;
     private final long horizonMs;
     private final boolean deleteRows;
 
-    RetentionPartitions(StoreCalls calls, SqlStatements sql, String table, Duration width, Duration horizon, boolean deleteRows) {
+    RetentionPartitions(StoreCalls calls, Dialect dialect, SqlStatements sql, String table, Duration width, Duration horizon,
+            boolean deleteRows) {
         this.calls = calls;
+        this.dialect = dialect;
         this.sql = sql;
         this.table = table;
         this.widthMs = width.toMillis();
@@ -112,8 +124,13 @@ public final class RetentionPartitions {
      * claim on a partitioned table). A no-op if the table is partitioned already.
      *
      * @throws IllegalStateException if the table does not exist or another instance is maintaining it
+     * @throws UnsupportedOperationException on MariaDB, where it is not available yet
      */
     public void convert() {
+        if (dialect != Dialect.POSTGRESQL) {
+            throw new UnsupportedOperationException("converting a live table to partitions is available on PostgreSQL only; on "
+                    + dialect.displayName() + " create the table partitioned with migrate() on a store with retentionByPartition");
+        }
         calls.onConnection("convert to partitions", c -> autoCommitted(c, () -> {
             String kind = kind(c);
             if ("p".equals(kind)) {
@@ -142,8 +159,12 @@ public final class RetentionPartitions {
             execute(c, sql.get("partition_maintenance_wait"));
             try {
                 if (kind(c) == null) {
-                    execute(c, sql.get("partition_create_table").replace("{parent}", table).replace("{unique}", "PRIMARY KEY"));
+                    // MariaDB creates a partitioned table with its first partition; PostgreSQL's come after, attached.
+                    long first = Math.floorDiv(now(c), widthMs) * widthMs;
+                    execute(c, sql.get("partition_create_table").replace("{parent}", table).replace("{unique}", "PRIMARY KEY")
+                            .replace("{partition}", table + "_p" + first).replace("{to}", Long.toString(first + widthMs)));
                 }
+                execute(c, sql.get("partition_create_lock"));
             } finally {
                 unlock(c);
             }
@@ -205,7 +226,7 @@ public final class RetentionPartitions {
         int created = createAhead(c, table, existing, now);
         int dropped = 0;
         long rows = 0;
-        boolean concurrently = c.getMetaData().getDatabaseMajorVersion() >= 14;
+        boolean concurrently = dialect == Dialect.POSTGRESQL && c.getMetaData().getDatabaseMajorVersion() >= 14;
         for (Partition p : existing) {
             if (p.to() > now || holdsLiveLease(c, p.name())) {
                 continue;
@@ -339,7 +360,11 @@ public final class RetentionPartitions {
         }
     }
 
+    /** Runs a DDL statement; an empty one is a step this dialect does not have. */
     private static void execute(Connection c, String statement) throws SQLException {
+        if (statement.isBlank()) {
+            return;
+        }
         try (Statement st = c.createStatement()) {
             st.execute(statement);
         }

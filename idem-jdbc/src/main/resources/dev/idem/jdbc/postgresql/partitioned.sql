@@ -131,6 +131,9 @@ CREATE TABLE IF NOT EXISTS {parent} (
     CONSTRAINT idem_record_key_length CHECK (char_length(idem_key) BETWEEN 1 AND 255)
 ) PARTITION BY RANGE (expires_at)
 
+-- name: partition_create_lock
+-- None here: the key's lock is an advisory lock.
+
 -- name: partition_create_index
 -- The conversion's new parent (V1 makes the index of a table created partitioned).
 CREATE INDEX IF NOT EXISTS idem_record_exp_idx ON {parent} (expires_at)
