@@ -96,7 +96,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         this.calls = new StoreCalls(new Transactions(dataSource, isolation), dialect.displayName() + " store");
         this.dialect = dialect;
         this.tableName = tableName;
-        this.sql = SqlStatements.load(dialect, sqlSource, partitioning == null ? null : PARTITIONED_SQL,
+        this.sql = SqlStatements.load(dialect, sqlSource, partitioning == null ? null : RetentionPartitions.PARTITIONED_SQL,
                 Map.of(Tables.DEFAULT_RECORD_TABLE, tableName), requiredStatements(dialect, partitioning != null));
         this.partitions = partitioning == null ? null
                 : new RetentionPartitions(calls, dialect, sql, tableName, partitioning.width(), partitioning.horizon(), partitioning.deleteRows());
@@ -106,9 +106,6 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         this.cache = cacheEntries > 0 ? new ResponseCache(cacheEntries) : null;
         this.coalesced = coalesce ? new CoalescedWrites(sql, calls, this::claimAlone, this::completeAlone) : null;
     }
-
-    /** The statements of retention by partition, over the dialect's own, in the dialect's folder. */
-    private static final String PARTITIONED_SQL = "partitioned.sql";
 
     /** Every statement the store and its transactional mode run on {@code dialect}; checked when the store is built. */
     static List<String> requiredStatements(Dialect dialect) {
@@ -698,6 +695,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 if (partitioning != null && (coalesce || chosen == Dialect.SQLITE)) {
                     throw new IllegalStateException(coalesce ? "retentionByPartition does not combine with coalesceCommits"
                             : "retentionByPartition is supported on PostgreSQL and MariaDB, not on " + chosen.displayName());
+                }
+                if (partitioning == null) {
+                    RetentionPartitions.refuseUnpartitionedStore(c, chosen, tableName());
                 }
                 return new JdbcIdempotencyStore(dataSource(), chosen, tableName(), responseCache, renewalDataSource, sqlSource, isolation,
                         coalesce, partitioning);

@@ -2,6 +2,7 @@ package dev.idem.jdbc;
 
 import dev.idem.jdbc.internal.SqlStatements;
 import dev.idem.jdbc.internal.StoreCalls;
+import dev.idem.jdbc.internal.Tables;
 import dev.idem.jdbc.internal.Transactions;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -12,11 +13,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The partitions of a {@link JdbcIdempotencyStore} built with
+ * The partitions (PostgreSQL, MariaDB) of a {@link JdbcIdempotencyStore} built with
  * {@link JdbcIdempotencyStore.Builder#retentionByPartition retention by partition}: its table is
  * range-partitioned by {@code expires_at}, partitions are created ahead of need and a partition is
  * dropped whole once its upper bound has passed (every record in it is past retention). The store's
@@ -24,6 +26,8 @@ import java.util.regex.Pattern;
  * partitioned layout on a live database. See docs/stores.md, "Retention by partition".
  */
 public final class RetentionPartitions {
+    /** The statements of retention by partition, over the dialect's own, in the dialect's folder. */
+    static final String PARTITIONED_SQL = "partitioned.sql";
     private static final Pattern BOUND = Pattern.compile(
             "FROM \\((MINVALUE|'?(-?\\d+)'?)\\) TO \\((MAXVALUE|'?(-?\\d+)'?)\\)");
     /** The statements of this file, each checked when the store is built (the conversion's on PostgreSQL only). */
@@ -152,6 +156,25 @@ public final class RetentionPartitions {
     }
 
     // ---- on the store's behalf ----------------------------------------------------------------
+
+    /**
+     * Refuses a store without retention by partition on a table that is partitioned: no unique index
+     * holds (scope, idem_key) there, and its claim relies on one (on MariaDB it would insert a second
+     * record for a key without a word).
+     */
+    static void refuseUnpartitionedStore(Connection c, Dialect dialect, String table) throws SQLException {
+        if (dialect == Dialect.SQLITE) {
+            return;
+        }
+        SqlStatements kind = SqlStatements.load(dialect, SqlStatements.Source.of(Dialect.class), PARTITIONED_SQL,
+                Map.of(Tables.DEFAULT_RECORD_TABLE, table), List.of("partition_kind"));
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(kind.get("partition_kind"))) {
+            if (rs.next() && "p".equals(rs.getString(1))) {
+                throw new IllegalStateException("table " + table + " is partitioned (retention by partition): build the store with "
+                        + "retentionByPartition(width) too; without it a claim cannot keep one record per key there");
+            }
+        }
+    }
 
     /** Creates the partitioned parent if the table does not exist yet (before the migrations, whose V1 then only adds its index). */
     void createIfAbsent(Connection c) throws SQLException {

@@ -397,7 +397,7 @@ public class IdemProperties implements InitializingBean {
         }
 
         /**
-         * Retention by partition (PostgreSQL): the table range-partitioned by expiry, purged by dropping
+         * Retention by partition (PostgreSQL, MariaDB): the table range-partitioned by expiry, purged by dropping
          * partitions past retention instead of deleting rows.
          */
         public static class Partitions {
