@@ -696,11 +696,13 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                     throw new IllegalStateException(coalesce ? "retentionByPartition does not combine with coalesceCommits"
                             : "retentionByPartition is supported on PostgreSQL and MariaDB, not on " + chosen.displayName());
                 }
+                JdbcIdempotencyStore store = new JdbcIdempotencyStore(dataSource(), chosen, tableName(), responseCache, renewalDataSource,
+                        sqlSource, isolation, coalesce, partitioning);
+                // After the dialect's statements are checked: a dialect that lacks some is refused for that first.
                 if (partitioning == null) {
                     RetentionPartitions.refuseUnpartitionedStore(c, chosen, tableName());
                 }
-                return new JdbcIdempotencyStore(dataSource(), chosen, tableName(), responseCache, renewalDataSource, sqlSource, isolation,
-                        coalesce, partitioning);
+                return store;
             });
         }
     }
