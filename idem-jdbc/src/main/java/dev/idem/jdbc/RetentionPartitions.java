@@ -39,7 +39,7 @@ public final class RetentionPartitions {
         return names;
     }
 
-    private static final List<String> CONVERSION = List.of("convert_max_expiry", "convert_index", "convert_key", "convert_unbound",
+    private static final List<String> CONVERSION = List.of("convert_max_expiry", "convert_leftovers", "convert_index", "convert_key", "convert_unbound",
             "convert_bound", "convert_validate", "convert_lock", "convert_rename_old", "convert_rename_new", "convert_attach_old");
     private static final List<String> MAINTENANCE = List.of("partition_now", "partition_maintenance_lock", "partition_maintenance_wait", "partition_maintenance_unlock",
             "partition_kind", "partition_list", "partition_create_table", "partition_create_lock", "partition_create_index", "partition_new", "partition_attach",
@@ -295,6 +295,7 @@ public final class RetentionPartitions {
         long cutover = Math.floorDiv(latest + widthMs - 1, widthMs) * widthMs;
         String parent = table + "_parted";
         String legacy = table + "_legacy";
+        execute(c, sql.get("convert_leftovers").replace("{parent}", parent));
         // Built without blocking writes; ATTACH uses it for the parent's primary key instead of building one under its lock.
         execute(c, sql.get("convert_index"));
         execute(c, sql.get("convert_key"));

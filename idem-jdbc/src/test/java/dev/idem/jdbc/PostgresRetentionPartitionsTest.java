@@ -170,4 +170,20 @@ class PostgresRetentionPartitionsTest extends RetentionPartitionsContract {
         assertThat(store.find(key("old"))).isEmpty();
     }
 
+
+    @Test
+    @DisplayName("a conversion that stopped before its swap is completed by the next: the unused new parent is made again")
+    void convertAfterAnAttemptThatStoppedHalfWay() throws Exception {
+        JdbcIdempotencyStore before = Backends.migratedStore(db);
+        store(before, key("kept"), "kept", Duration.ofMinutes(1));
+        JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(db.dataSource())
+                .retentionByPartition(Duration.ofSeconds(10), Duration.ofMinutes(5)).build();
+        // What a run that died after making its parent leaves (its shape does not matter: nothing ever wrote to it).
+        exec("CREATE TABLE idem_record_parted (leftover int) PARTITION BY RANGE (leftover)");
+        store.retentionPartitions().orElseThrow().convert();
+        assertThat(store.retentionPartitions().orElseThrow().partitioned()).isTrue();
+        assertThat(claim(store, key("kept"), Duration.ofSeconds(1), Duration.ofSeconds(1))).isEqualTo(new ClaimOutcome.Replay(body("kept")));
+        store(store, key("new"), "new", Duration.ofMinutes(1));
+        assertThat(duplicates()).isZero();
+    }
 }

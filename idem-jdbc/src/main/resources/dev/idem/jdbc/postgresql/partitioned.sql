@@ -167,6 +167,16 @@ DROP TABLE IF EXISTS {partition}
 -- The cut-over lies past every expiry the old table holds (along its expires_at index).
 SELECT max(expires_at) FROM idem_record
 
+-- name: convert_leftovers
+-- What an attempt that stopped before its last step left: a new parent never put in place (nothing
+-- writes to it before the swap) and an index left invalid by a failed concurrent build.
+DO $$ BEGIN
+    IF EXISTS (SELECT 1 FROM pg_index WHERE indexrelid = to_regclass('idem_record_conv_pk') AND NOT indisvalid) THEN
+        DROP INDEX idem_record_conv_pk;
+    END IF;
+END $$;
+DROP TABLE IF EXISTS {parent}
+
 -- name: convert_index
 -- Conversion, step 1: the index the partitioned primary key needs, built without blocking writes.
 CREATE UNIQUE INDEX CONCURRENTLY IF NOT EXISTS idem_record_conv_pk ON idem_record (scope, idem_key, expires_at)
