@@ -84,22 +84,33 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     private final ThreeStepTakeover takeover;
     /** Concurrent claims and completions in shared commits, or null when coalescing is off. */
     private final CoalescedWrites coalesced;
+    /** Retention by partition: the partitions' maintenance and the claim that serialises per key; both null when off. */
+    private final RetentionPartitions partitions;
+    private final PartitionedClaims partitionedClaims;
 
     private JdbcIdempotencyStore(DataSource dataSource, Dialect dialect, String tableName, int cacheEntries, DataSource renewalDataSource,
-            SqlStatements.Source sqlSource, Isolation isolation, boolean coalesce) {
+            SqlStatements.Source sqlSource, Isolation isolation, boolean coalesce, Builder.Partitioning partitioning) {
         this.dataSource = dataSource;
         this.calls = new StoreCalls(new Transactions(dataSource, isolation), dialect.displayName() + " store");
         this.dialect = dialect;
         this.tableName = tableName;
-        this.sql = SqlStatements.load(dialect, sqlSource, null, Map.of(Tables.DEFAULT_RECORD_TABLE, tableName), requiredStatements(dialect));
+        this.sql = SqlStatements.load(dialect, sqlSource, partitioning == null ? null : RetentionPartitions.PARTITIONED_SQL,
+                Map.of(Tables.DEFAULT_RECORD_TABLE, tableName), requiredStatements(dialect, partitioning != null));
+        this.partitions = partitioning == null ? null
+                : new RetentionPartitions(calls, dialect, sql, tableName, partitioning.width(), partitioning.horizon(), partitioning.deleteRows());
         this.renewals = new LeaseRenewals(sql, new ReservedConnection(renewalDataSource == null ? dataSource : renewalDataSource, isolation));
         this.takeover = new ThreeStepTakeover(sql);
+        this.partitionedClaims = partitioning == null ? null : new PartitionedClaims(sql, dialect.claimsInThreeSteps() ? takeover : null);
         this.cache = cacheEntries > 0 ? new ResponseCache(cacheEntries) : null;
         this.coalesced = coalesce ? new CoalescedWrites(sql, calls, this::claimAlone, this::completeAlone) : null;
     }
 
     /** Every statement the store and its transactional mode run on {@code dialect}; checked when the store is built. */
     static List<String> requiredStatements(Dialect dialect) {
+        return requiredStatements(dialect, false);
+    }
+
+    static List<String> requiredStatements(Dialect dialect, boolean partitioned) {
         List<String> names = new ArrayList<>(List.of("claim", "lookup", "checkpoint", "complete", "release", "renew", "find", "purge",
                 "renew_locked", "renew_many_row", "renew_many_lock", "renew_many_states", "claim_many", "claim_many_row"));
         names.addAll(Migrator.requiredStatements(dialect));
@@ -111,6 +122,10 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         }
         if (dialect.guardsCallersTransaction()) {
             names.add("transaction_has_work");
+        }
+        if (partitioned) {
+            names.addAll(PartitionedClaims.STATEMENTS);
+            names.addAll(RetentionPartitions.statements(dialect));
         }
         return names;
     }
@@ -142,6 +157,14 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         return coalesced == null ? 0 : coalesced.waitingClaims() + coalesced.waitingCompletions();
     }
 
+    /**
+     * The partitions of a store built with {@link Builder#retentionByPartition retention by partition}
+     * (their maintenance, and the conversion of an unpartitioned table); empty otherwise.
+     */
+    public Optional<RetentionPartitions> retentionPartitions() {
+        return Optional.ofNullable(partitions);
+    }
+
     /** The database the store runs on; the inbox and the outbox built from the store share it. */
     public DataSource dataSource() {
         return dataSource;
@@ -149,7 +172,21 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     /** Creates or upgrades the table by applying the dialect's migrations not yet applied; safe to run concurrently. */
     public void migrate() {
-        calls.migrate(migrator());
+        calls.onConnection("migrate", c -> {
+            migrate(c);
+            return null;
+        });
+    }
+
+    /** The migrations; with retention by partition, a table that does not exist yet is created partitioned, with its partitions. */
+    private void migrate(Connection c) throws SQLException {
+        if (partitions != null) {
+            partitions.createIfAbsent(c);
+        }
+        migrator().migrate(c);
+        if (partitions != null) {
+            partitions.afterMigrate(c);
+        }
     }
 
     /**
@@ -162,7 +199,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      */
     public void migrate(Duration retryFor) {
         Objects.requireNonNull(retryFor, "retryFor is null");
-        SchemaMigrations.migrate(dataSource, dialect.displayName() + " store migrations", retryFor, c -> migrator().migrate(c));
+        SchemaMigrations.migrate(dataSource, dialect.displayName() + " store migrations", retryFor, this::migrate);
     }
 
     private Migrator migrator() {
@@ -194,7 +231,10 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     /** The claim on a connection of its own, not coalesced: a caller alone, or one a batch could not settle. */
     private Claimed claimAlone(ClaimRequest request) {
-        return inConnection("claim", request.id().scope(), c -> claimOn(c, request));
+        return partitionedClaims != null
+                // The per-key lock lasts to the end of a transaction: the claim's own.
+                ? calls.inTransaction("claim", c -> claimOn(c, request))
+                : inConnection("claim", request.id().scope(), c -> claimOn(c, request));
     }
 
     @Override
@@ -279,6 +319,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         if (limit < 1) {
             throw new IllegalArgumentException("purge limit must be at least 1, was " + limit);
         }
+        if (partitions != null) {
+            return inConnection("purge", null, c -> partitions.purge(c, limit));
+        }
         return inConnection("purge", null, c -> {
             try (PreparedStatement ps = c.prepareStatement(sql.get("purge"))) {
                 ps.setInt(1, limit);
@@ -331,6 +374,12 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     /** The claim's rounds on {@code c}: the outcome, with a replayed record's remaining life for the cache. */
     private Claimed claimOn(Connection c, ClaimRequest request) throws SQLException {
+        if (partitionedClaims != null) {
+            if (c.getAutoCommit()) {
+                throw new IllegalStateException("with retention by partition the claim must run in a transaction: its lock on the key lasts to the commit");
+            }
+            return partitionedClaims.claim(c, request, this::lookup);
+        }
         boolean byUpdate = dialect.claimsInThreeSteps();
         for (int round = 0; round < MAX_CLAIM_ROUNDS; round++) {
             try {
@@ -450,7 +499,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     @Override
     public String toString() {
         return "JdbcIdempotencyStore[" + dialect.displayName() + ", table=" + tableName
-                + (cache == null ? "" : ", responseCache=" + cache.maxEntries()) + (coalesced == null ? "" : ", coalescedCommits") + "]";
+                + (cache == null ? "" : ", responseCache=" + cache.maxEntries()) + (coalesced == null ? "" : ", coalescedCommits")
+                + (partitions == null ? "" : ", retentionByPartition=" + partitions.width()) + "]";
     }
 
     /** Settings of a {@link JdbcIdempotencyStore}. */
@@ -460,6 +510,14 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         private SqlStatements.Source sqlSource = SqlStatements.Source.of(Dialect.class);
         /** Null: the dialect's default. */
         private Boolean coalesceCommits;
+        /** Null: one unpartitioned table (the default). */
+        private Partitioning partitioning;
+
+        /** Retention by partition's settings. */
+        record Partitioning(Duration width, Duration horizon, boolean deleteRows) {
+        }
+
+        private static final Duration DEFAULT_HORIZON = Duration.ofDays(8);
 
         /** The table defaults to {@code idem_record}. */
         private Builder(DataSource dataSource) {
@@ -514,6 +572,53 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             return this;
         }
 
+        /**
+         * Keeps the records in a table range-partitioned by expiry, one partition per {@code width}, and
+         * purges by dropping a partition once every record in it is past retention, instead of deleting
+         * rows (PostgreSQL, MariaDB). Default: one unpartitioned table, purged row by row. Partitions are created
+         * ahead, up to now plus the {@linkplain #retentionByPartition(Duration, Duration) horizon}
+         * (default 8 days: the key store's and the inbox's default retentions with a day to spare), at
+         * {@link #migrate()} and at every {@code purge}; a claim whose retention ends past the last
+         * partition fails. A record stays up to {@code width} past its expiry (expired: it answers as
+         * absent) until its partition goes. An existing unpartitioned table keeps working, purged row by
+         * row, until {@link RetentionPartitions#convert()} converts it. See docs/stores.md.
+         *
+         * @param width a partition's span of expiry times, 1 ms to 31 days
+         */
+        public Builder retentionByPartition(Duration width) {
+            return retentionByPartition(width, DEFAULT_HORIZON);
+        }
+
+        /** {@link #retentionByPartition(Duration)} with partitions made ahead to now plus {@code horizon} (at least {@code width}). */
+        public Builder retentionByPartition(Duration width, Duration horizon) {
+            Arguments.positive("partition width", width);
+            Arguments.positive("partition horizon", horizon);
+            if (width.compareTo(Duration.ofDays(31)) > 0) {
+                throw new IllegalArgumentException("partition width must be at most 31 days, was " + width);
+            }
+            if (horizon.compareTo(width) < 0) {
+                throw new IllegalArgumentException("partition horizon must be at least the width (" + width + "), was " + horizon);
+            }
+            if (horizon.dividedBy(width) > 10_000) {
+                throw new IllegalArgumentException("partition horizon " + horizon + " over width " + width + " would make more than 10000 partitions");
+            }
+            this.partitioning = new Partitioning(width, horizon, partitioning != null && partitioning.deleteRows());
+            return this;
+        }
+
+        /**
+         * With retention by partition, whether {@code purge} also deletes expired rows one by one from the
+         * partitions not yet past (what an unpartitioned table does). Default false: they go with their
+         * partition, which is the point of the layout.
+         */
+        public Builder purgeRowsBetweenDrops(boolean purgeRows) {
+            if (partitioning == null) {
+                throw new IllegalStateException("purgeRowsBetweenDrops needs retentionByPartition first");
+            }
+            this.partitioning = new Partitioning(partitioning.width(), partitioning.horizon(), purgeRows);
+            return this;
+        }
+
         /** Test seam: where the SQL is read from, e.g. the dialect's files with a statement left out. */
         Builder sqlSource(SqlStatements.Source sqlSource) {
             this.sqlSource = Objects.requireNonNull(sqlSource, "sqlSource is null");
@@ -533,8 +638,18 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             return StoreCalls.atBuild(dataSource(), "JDBC store", c -> {
                 Dialect chosen = resolveDialect(c, "JDBC store");
                 Isolation isolation = Isolation.require(chosen.storeIsolation(), c);
-                return new JdbcIdempotencyStore(dataSource(), chosen, tableName(), responseCache, renewalDataSource, sqlSource, isolation,
-                        coalesceCommits == null ? chosen.coalescesCommitsByDefault() : coalesceCommits);
+                boolean coalesce = coalesceCommits == null ? chosen.coalescesCommitsByDefault() && partitioning == null : coalesceCommits;
+                if (partitioning != null && (coalesce || chosen == Dialect.SQLITE)) {
+                    throw new IllegalStateException(coalesce ? "retentionByPartition does not combine with coalesceCommits"
+                            : "retentionByPartition is supported on PostgreSQL and MariaDB, not on " + chosen.displayName());
+                }
+                JdbcIdempotencyStore store = new JdbcIdempotencyStore(dataSource(), chosen, tableName(), responseCache, renewalDataSource,
+                        sqlSource, isolation, coalesce, partitioning);
+                // After the dialect's statements are checked: a dialect that lacks some is refused for that first.
+                if (partitioning == null) {
+                    RetentionPartitions.refuseUnpartitionedStore(c, chosen, tableName());
+                }
+                return store;
             });
         }
     }

@@ -62,6 +62,42 @@ class TransactionalIdemTest {
     }
 
     @Nested
+    @DisplayName("PostgreSQL, retention by partition")
+    class PostgreSQLPartitioned extends Scenarios {
+        @Override
+        Backends backend() {
+            return Backends.POSTGRESQL;
+        }
+
+        @Override
+        JdbcIdempotencyStore newStore(TestDatabase db) {
+            return partitionedStore(db);
+        }
+    }
+
+    @Nested
+    @DisplayName("MariaDB, retention by partition")
+    class MariaDBPartitioned extends Scenarios {
+        @Override
+        Backends backend() {
+            return Backends.MARIADB;
+        }
+
+        @Override
+        JdbcIdempotencyStore newStore(TestDatabase db) {
+            return partitionedStore(db);
+        }
+    }
+
+    /** The claim's per-key lock lasts to the caller's commit: the scenarios hold on a partitioned table too. */
+    private static JdbcIdempotencyStore partitionedStore(TestDatabase db) {
+        JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(db.dataSource())
+                .retentionByPartition(java.time.Duration.ofHours(6), java.time.Duration.ofDays(2)).build();
+        store.migrate();
+        return store;
+    }
+
+    @Nested
     @DisplayName("SQLite")
     class SQLite extends Scenarios {
         @Override
@@ -83,10 +119,15 @@ class TransactionalIdemTest {
 
         abstract Backends backend();
 
+        /** A migrated store on the fresh database; the default layout unless a backend says otherwise. */
+        JdbcIdempotencyStore newStore(TestDatabase db) {
+            return Backends.migratedStore(db);
+        }
+
         @BeforeEach
         void openDatabase() throws SQLException {
             db = backend().open();
-            store = Backends.migratedStore(db);
+            store = newStore(db);
             idem = TransactionalIdem.of(Idem.builder().store(store).build());
             try (Connection c = db.dataSource().getConnection(); Statement st = c.createStatement()) {
                 st.execute(backend().sql("CREATE TABLE payment (id text PRIMARY KEY, amount int NOT NULL)"));

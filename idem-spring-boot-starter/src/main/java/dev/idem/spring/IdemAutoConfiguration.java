@@ -67,6 +67,10 @@ public class IdemAutoConfiguration {
             case OFF -> builder.coalesceCommits(false);
             case AUTO -> { }  // the dialect's choice
         }
+        IdemProperties.Jdbc.Partitions partitions = properties.getJdbc().getPartitions();
+        if (partitions.getWidth() != null && !partitions.getWidth().isZero()) {
+            builder.retentionByPartition(partitions.getWidth(), partitions.getHorizon());
+        }
         JdbcIdempotencyStore store = builder.build();
         migrations.apply(() -> store.migrate(properties.getSchema().getRetryFor()));
         return store;

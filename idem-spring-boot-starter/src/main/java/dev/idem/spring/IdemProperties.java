@@ -120,6 +120,8 @@ public class IdemProperties implements InitializingBean {
 
     private final Sweeper sweeper = new Sweeper();
 
+    private final Jdbc jdbc = new Jdbc();
+
     private final Scope scope = new Scope();
 
     private final Filter filter = new Filter();
@@ -383,6 +385,49 @@ public class IdemProperties implements InitializingBean {
 
         public void setBatchSize(int batchSize) {
             this.batchSize = batchSize;
+        }
+    }
+
+    /** Settings of the JDBC store's table (idem.store=jdbc). */
+    public static class Jdbc {
+        private final Partitions partitions = new Partitions();
+
+        public Partitions getPartitions() {
+            return partitions;
+        }
+
+        /**
+         * Retention by partition (PostgreSQL, MariaDB): the table range-partitioned by expiry, purged by dropping
+         * partitions past retention instead of deleting rows.
+         */
+        public static class Partitions {
+            /**
+             * Span of expiry times per partition, e.g. 6h; 0 (the default): one unpartitioned table,
+             * purged row by row. An expired record waits up to this long for its partition's drop.
+             */
+            private Duration width = Duration.ZERO;
+
+            /**
+             * How far ahead partitions are made (at start and at every sweep); must exceed the longest
+             * retention in use plus the sweeper's interval, or claims past it fail.
+             */
+            private Duration horizon = Duration.ofDays(8);
+
+            public Duration getWidth() {
+                return width;
+            }
+
+            public void setWidth(Duration width) {
+                this.width = width;
+            }
+
+            public Duration getHorizon() {
+                return horizon;
+            }
+
+            public void setHorizon(Duration horizon) {
+                this.horizon = horizon;
+            }
         }
     }
 
@@ -711,6 +756,10 @@ public class IdemProperties implements InitializingBean {
 
     public Sweeper getSweeper() {
         return sweeper;
+    }
+
+    public Jdbc getJdbc() {
+        return jdbc;
     }
 
     public Scope getScope() {

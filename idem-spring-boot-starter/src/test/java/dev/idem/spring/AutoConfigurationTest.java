@@ -278,6 +278,28 @@ class AutoConfigurationTest {
         }
     }
 
+    @Test
+    void partitionPropertiesGiveAStoreWithRetentionByPartitionOnAPartitionedTable() throws Exception {
+        try (TestDatabase postgres = RealServices.postgres()) {
+            web().withBean(DataSource.class, () -> unclosable(postgres))
+                    .withPropertyValues("idem.jdbc.partitions.width=1h", "idem.jdbc.partitions.horizon=2d")
+                    .run(context -> {
+                        dev.idem.jdbc.RetentionPartitions partitions =
+                                context.getBean(JdbcIdempotencyStore.class).retentionPartitions().orElseThrow();
+                        assertThat(partitions.width()).isEqualTo(Duration.ofHours(1));
+                        assertThat(partitions.horizon()).isEqualTo(Duration.ofDays(2));
+                        assertThat(partitions.partitioned()).as("created partitioned by the start-up migration").isTrue();
+                    });
+            // Without the properties the store refuses the partitioned table; on a fresh database it has no partitions.
+            web().withBean(DataSource.class, () -> unclosable(postgres))
+                    .run(context -> assertThat(context).hasFailed().getFailure().hasStackTraceContaining("retentionByPartition"));
+        }
+        try (TestDatabase fresh = RealServices.postgres()) {
+            web().withBean(DataSource.class, () -> unclosable(fresh))
+                    .run(context -> assertThat(context.getBean(JdbcIdempotencyStore.class).retentionPartitions()).isEmpty());
+        }
+    }
+
     @ParameterizedTest(name = "idem.durability-check={0} on sessions with synchronous_commit=off: starts {1}")
     @CsvSource({"require-durable, false", "warn, true", "skip, true"})
     void theDurabilityCheckPropertyReachesTheStore(String value, boolean starts) throws Exception {

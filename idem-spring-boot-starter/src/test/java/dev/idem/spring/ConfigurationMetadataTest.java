@@ -62,6 +62,8 @@ class ConfigurationMetadataTest {
                 Map.entry("idem.sweeper.enabled", "true"),
                 Map.entry("idem.sweeper.interval", "1m"),
                 Map.entry("idem.sweeper.batch-size", "500"),
+                Map.entry("idem.jdbc.partitions.width", "0"),
+                Map.entry("idem.jdbc.partitions.horizon", "8d"),
                 Map.entry("idem.scope.credential-header", "\"\""),
                 Map.entry("idem.filter.order", "-90"),
                 Map.entry("idem.inbox.max-attempts", "5"),

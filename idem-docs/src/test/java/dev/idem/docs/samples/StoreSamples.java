@@ -39,6 +39,17 @@ public final class StoreSamples {
         return store;
     }
 
+    /** The store with retention by partition (PostgreSQL), migrated. */
+    public static JdbcIdempotencyStore partitioned(javax.sql.DataSource dataSource) {
+        // sample: stores-retention-by-partition
+        JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(dataSource)
+                .retentionByPartition(Duration.ofHours(6))   // one partition per 6 h of expiry times
+                .build();
+        store.migrate();   // a new table is created partitioned, with its partitions
+        // end sample
+        return store;
+    }
+
     /** What the Redis sample made; the caller closes the store and shuts the client down. */
     public record OnRedis(RedisClient client, RedisIdempotencyStore store, Idem idem) {
     }

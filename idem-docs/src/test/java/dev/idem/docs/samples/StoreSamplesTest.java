@@ -64,6 +64,23 @@ class StoreSamplesTest {
     }
 
     @Test
+    @DisplayName("stores-retention-by-partition: migrate() creates the table partitioned, and the store claims and replays on it")
+    void partitioned() {
+        try (dev.idem.testing.TestDatabase db = dev.idem.testing.RealServices.postgres()) {
+            dev.idem.jdbc.JdbcIdempotencyStore store = StoreSamples.partitioned(db.dataSource());
+            assertThat(store.retentionPartitions().orElseThrow().partitioned()).isTrue();
+            assertThat(store.retentionPartitions().orElseThrow().partitions()).hasSizeGreaterThan(8 * 4);
+            dev.idem.spi.RecordKey id = new dev.idem.spi.RecordKey(Scope.of("alice", "POST /x"), IdempotencyKey.of("k"));
+            Fingerprint fp = Fingerprint.builder().part("body", "b").build();
+            java.time.Duration day = java.time.Duration.ofDays(1);
+            var acquired = (dev.idem.spi.ClaimOutcome.Acquired) store.claim(new dev.idem.spi.ClaimRequest(id, fp, day, day));
+            StoredResponse response = StoredResponse.of(201, java.util.Map.of(), new byte[] {1});
+            store.complete(id, acquired.token(), response, day);
+            assertThat(store.claim(new dev.idem.spi.ClaimRequest(id, fp, day, day))).isEqualTo(new dev.idem.spi.ClaimOutcome.Replay(response));
+        }
+    }
+
+    @Test
     @DisplayName("stores-redis: refuses a Redis that forgets keys on restart, and replays on one that keeps them")
     void redis() {
         String url = RealServices.redisUri();

@@ -1,0 +1,424 @@
+package dev.idem.jdbc;
+
+import dev.idem.jdbc.support.SqlStatements;
+import dev.idem.jdbc.support.StoreCalls;
+import dev.idem.jdbc.support.Tables;
+import dev.idem.jdbc.support.Transactions;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The partitions (PostgreSQL, MariaDB) of a {@link JdbcIdempotencyStore} built with
+ * {@link JdbcIdempotencyStore.Builder#retentionByPartition retention by partition}: its table is
+ * range-partitioned by {@code expires_at}, partitions are created ahead of need and a partition is
+ * dropped whole once its upper bound has passed (every record in it is past retention). The store's
+ * {@code purge} runs {@link #maintain()}; {@link #convert()} turns today's unpartitioned table into the
+ * partitioned layout on a live database. See docs/stores.md, "Retention by partition".
+ */
+public final class RetentionPartitions {
+    /** The statements of retention by partition, over the dialect's own, in the dialect's folder. */
+    static final String PARTITIONED_SQL = "partitioned.sql";
+    private static final Pattern BOUND = Pattern.compile(
+            "FROM \\((MINVALUE|'?(-?\\d+)'?)\\) TO \\((MAXVALUE|'?(-?\\d+)'?)\\)");
+    /** The statements of this file, each checked when the store is built (the conversion's on PostgreSQL only). */
+    static List<String> statements(Dialect dialect) {
+        List<String> names = new ArrayList<>(MAINTENANCE);
+        if (dialect == Dialect.POSTGRESQL) {
+            names.addAll(CONVERSION);
+        }
+        return names;
+    }
+
+    private static final List<String> CONVERSION = List.of("convert_max_expiry", "convert_leftovers", "convert_index", "convert_key", "convert_unbound",
+            "convert_bound", "convert_validate", "convert_lock", "convert_rename_old", "convert_rename_new", "convert_attach_old");
+    private static final List<String> MAINTENANCE = List.of("partition_now", "partition_maintenance_lock", "partition_maintenance_wait", "partition_maintenance_unlock",
+            "partition_kind", "partition_list", "partition_create_table", "partition_create_lock", "partition_create_index", "partition_new", "partition_attach",
+            "partition_live_rows", "partition_estimated_rows", "partition_detach_concurrently", "partition_detach_finalize",
+            "partition_drop", "purge_unpartitioned");
+
+    /** One partition: the records whose {@code expires_at} is in [{@code from}, {@code to}); {@code from} null is MINVALUE. */
+    public record Partition(String name, Long from, long to) {
+    }
+
+    /** What one {@link #maintain()} did: partitions created ahead, partitions dropped, and the rows these held (the planner's estimate). */
+    public record Maintenance(int created, int dropped, long rowsDropped) {
+        static final Maintenance SKIPPED = new Maintenance(0, 0, 0);
+    }
+
+    private final StoreCalls calls;
+    private final Dialect dialect;
+    private final SqlStatements sql;
+    private final String table;
+    private final long widthMs;
+    private final long horizonMs;
+    private final boolean deleteRows;
+
+    RetentionPartitions(StoreCalls calls, Dialect dialect, SqlStatements sql, String table, Duration width, Duration horizon,
+            boolean deleteRows) {
+        this.calls = calls;
+        this.dialect = dialect;
+        this.sql = sql;
+        this.table = table;
+        this.widthMs = width.toMillis();
+        this.horizonMs = horizon.toMillis();
+        this.deleteRows = deleteRows;
+    }
+
+    public Duration width() {
+        return Duration.ofMillis(widthMs);
+    }
+
+    /** How far past now partitions exist after each {@link #maintain()}: a claim's retention must end within it. */
+    public Duration horizon() {
+        return Duration.ofMillis(horizonMs);
+    }
+
+    /** Whether {@code purge} also deletes expired rows one by one between drops (off: they go with their partition). */
+    public boolean deletesExpiredRows() {
+        return deleteRows;
+    }
+
+    /** Whether the table is partitioned now (false before {@link #convert()}, when the store purges row by row). */
+    public boolean partitioned() {
+        return calls.onConnection("read partitions", c -> "p".equals(kind(c)));
+    }
+
+    /** The table's partitions in bound order; empty while it is not partitioned. */
+    public List<Partition> partitions() {
+        return calls.onConnection("read partitions", this::list);
+    }
+
+    /**
+     * Creates the partitions up to now plus the {@linkplain #horizon() horizon} that do not exist yet,
+     * then drops every partition whose upper bound has passed (detached concurrently first): by then every
+     * record in it is past its retention, since every write keeps a live lease within the record's
+     * expiry and a write that extends a record's life moves it to a later partition. A partition that
+     * still holds a live lease (written by a store without this layout) is kept for a later run. Another
+     * instance maintaining the same table at the moment makes this call a no-op.
+     */
+    public Maintenance maintain() {
+        return calls.onConnection("maintain partitions", c -> autoCommitted(c, () -> {
+            if (!"p".equals(kind(c)) || !tryLock(c)) {
+                return Maintenance.SKIPPED;
+            }
+            try {
+                return maintainLocked(c);
+            } finally {
+                unlock(c);
+            }
+        }));
+    }
+
+    /**
+     * Turns the store's unpartitioned table into the partitioned layout while the service runs: the
+     * old table becomes the first partition, covering every expiry before a cut-over at now plus the
+     * horizon (or past the latest expiry it holds), and is dropped whole once that has passed; records expiring later go into new partitions.
+     * No row is copied; writers wait only for one short transaction that renames and attaches. Run it
+     * once every instance of the service runs with retention by partition (a store without it cannot
+     * claim on a partitioned table). A no-op if the table is partitioned already.
+     *
+     * @throws IllegalStateException if the table does not exist or another instance is maintaining it
+     * @throws UnsupportedOperationException on MariaDB, where it is not available yet
+     */
+    public void convert() {
+        if (dialect != Dialect.POSTGRESQL) {
+            throw new UnsupportedOperationException("converting a live table to partitions is available on PostgreSQL only; on "
+                    + dialect.displayName() + " create the table partitioned with migrate() on a store with retentionByPartition");
+        }
+        calls.onConnection("convert to partitions", c -> autoCommitted(c, () -> {
+            String kind = kind(c);
+            if ("p".equals(kind)) {
+                return null;
+            }
+            if (kind == null) {
+                throw new IllegalStateException("table " + table + " does not exist; migrate() creates it partitioned");
+            }
+            if (!tryLock(c)) {
+                throw new IllegalStateException("another instance is maintaining the partitions of " + table + "; try again");
+            }
+            try {
+                convertLocked(c);
+            } finally {
+                unlock(c);
+            }
+            return null;
+        }));
+    }
+
+    // ---- on the store's behalf ----------------------------------------------------------------
+
+    /**
+     * Refuses a store without retention by partition on a table that is partitioned: no unique index
+     * holds (scope, idem_key) there, and its claim relies on one (on MariaDB it would insert a second
+     * record for a key without a word).
+     */
+    static void refuseUnpartitionedStore(Connection c, Dialect dialect, String table) throws SQLException {
+        if (dialect == Dialect.SQLITE) {
+            return;
+        }
+        SqlStatements kind = SqlStatements.load(dialect, SqlStatements.Source.of(Dialect.class), PARTITIONED_SQL,
+                Map.of(Tables.DEFAULT_RECORD_TABLE, table), List.of("partition_kind"));
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(kind.get("partition_kind"))) {
+            if (rs.next() && "p".equals(rs.getString(1))) {
+                throw new IllegalStateException("table " + table + " is partitioned (retention by partition): build the store with "
+                        + "retentionByPartition(width) too; without it a claim cannot keep one record per key there");
+            }
+        }
+    }
+
+    /** Creates the partitioned parent if the table does not exist yet (before the migrations, whose V1 then only adds its index). */
+    void createIfAbsent(Connection c) throws SQLException {
+        autoCommitted(c, () -> {
+            execute(c, sql.get("partition_maintenance_wait"));
+            try {
+                if (kind(c) == null) {
+                    // MariaDB creates a partitioned table with its first partition; PostgreSQL's come after, attached.
+                    long first = Math.floorDiv(now(c), widthMs) * widthMs;
+                    execute(c, sql.get("partition_create_table").replace("{parent}", table).replace("{unique}", "PRIMARY KEY")
+                            .replace("{partition}", table + "_p" + first).replace("{to}", Long.toString(first + widthMs)));
+                }
+                execute(c, sql.get("partition_create_lock"));
+            } finally {
+                unlock(c);
+            }
+            return null;
+        });
+    }
+
+    /** After the migrations: the partitions up to the horizon, so that the first claim has one. */
+    void afterMigrate(Connection c) throws SQLException {
+        autoCommitted(c, () -> {
+            if (!"p".equals(kind(c))) {
+                return null;
+            }
+            execute(c, sql.get("partition_maintenance_wait"));
+            try {
+                maintainLocked(c);
+            } finally {
+                unlock(c);
+            }
+            return null;
+        });
+    }
+
+    /** The store's purge: partition maintenance, then rows if configured or while the table is not partitioned yet. */
+    int purge(Connection c, int limit) throws SQLException {
+        String kind = kind(c);
+        if (kind == null) {
+            return 0;
+        }
+        if (!"p".equals(kind)) {
+            return deleteRows(c, "purge_unpartitioned", limit);
+        }
+        long dropped = autoCommitted(c, () -> {
+            if (!tryLock(c)) {
+                return 0L;
+            }
+            try {
+                return maintainLocked(c).rowsDropped();
+            } finally {
+                unlock(c);
+            }
+        });
+        long deleted = deleteRows ? deleteRows(c, "purge", limit) : 0;
+        return (int) Math.min(Integer.MAX_VALUE, dropped + deleted);
+    }
+
+    private int deleteRows(Connection c, String statement, int limit) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql.get(statement))) {
+            ps.setInt(1, limit);
+            return ps.executeUpdate();
+        }
+    }
+
+    // ---- the work -----------------------------------------------------------------------------
+
+    private Maintenance maintainLocked(Connection c) throws SQLException {
+        long now = now(c);
+        List<Partition> existing = list(c);
+        int created = createAhead(c, table, existing, now);
+        int dropped = 0;
+        long rows = 0;
+        boolean concurrently = dialect == Dialect.POSTGRESQL && c.getMetaData().getDatabaseMajorVersion() >= 14;
+        for (Partition p : existing) {
+            if (p.to() > now || holdsLiveLease(c, p.name())) {
+                continue;
+            }
+            rows += estimatedRows(c, p.name());
+            if (concurrently) {
+                // SHARE UPDATE EXCLUSIVE on the parent: claims go on while it waits for the transactions that see the partition.
+                execute(c, partitionSql("partition_detach_concurrently", table, p.name()));
+            }
+            execute(c, partitionSql("partition_drop", table, p.name()));
+            dropped++;
+        }
+        return new Maintenance(created, dropped, rows);
+    }
+
+    /** Partitions from the highest existing bound (or the current slot) on, until one reaches past now + horizon. */
+    private int createAhead(Connection c, String parent, List<Partition> existing, long now) throws SQLException {
+        long start = Math.floorDiv(now, widthMs) * widthMs;
+        for (Partition p : existing) {
+            start = Math.max(start, p.to());
+        }
+        int created = 0;
+        while (start < now + horizonMs + widthMs) {
+            String name = table + "_p" + start;
+            execute(c, partitionSql("partition_new", parent, name));
+            execute(c, partitionSql("partition_attach", parent, name)
+                    .replace("{from}", Long.toString(start)).replace("{to}", Long.toString(start + widthMs)));
+            start += widthMs;
+            created++;
+        }
+        return created;
+    }
+
+    private void convertLocked(Connection c) throws SQLException {
+        long now = now(c);
+        long latest = now + horizonMs;
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql.get("convert_max_expiry"))) {
+            if (rs.next()) {
+                latest = Math.max(latest, rs.getLong(1) + 1);
+            }
+        }
+        // Every claim until the swap expires before now + horizon (a retention within the horizon), every row already there before latest.
+        long cutover = Math.floorDiv(latest + widthMs - 1, widthMs) * widthMs;
+        String parent = table + "_parted";
+        String legacy = table + "_legacy";
+        execute(c, sql.get("convert_leftovers").replace("{parent}", parent));
+        // Built without blocking writes; ATTACH uses it for the parent's primary key instead of building one under its lock.
+        execute(c, sql.get("convert_index"));
+        execute(c, sql.get("convert_key"));
+        execute(c, sql.get("convert_unbound"));
+        execute(c, sql.get("convert_bound").replace("{to}", Long.toString(cutover)));
+        execute(c, sql.get("convert_validate"));
+        execute(c, sql.get("partition_create_table").replace("{parent}", parent).replace("{unique}", "UNIQUE"));
+        execute(c, sql.get("partition_create_index").replace("{parent}", parent));
+        List<Partition> none = List.of(new Partition(legacy, null, cutover));
+        createAhead(c, parent, none, now);
+        c.setAutoCommit(false);
+        try {
+            execute(c, sql.get("convert_lock"));
+            execute(c, sql.get("convert_rename_old").replace("{partition}", legacy));
+            execute(c, sql.get("convert_rename_new").replace("{parent}", parent));
+            execute(c, sql.get("convert_attach_old").replace("{partition}", legacy).replace("{to}", Long.toString(cutover)));
+            c.commit();
+        } catch (SQLException | RuntimeException e) {
+            Transactions.rollbackQuietly(c, e);
+            throw e;
+        } finally {
+            c.setAutoCommit(true);
+        }
+    }
+
+    private String partitionSql(String statement, String parent, String partition) {
+        return sql.get(statement).replace("{parent}", parent).replace("{partition}", partition);
+    }
+
+    private String kind(Connection c) throws SQLException {
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql.get("partition_kind"))) {
+            return rs.next() ? rs.getString(1) : null;
+        }
+    }
+
+    private List<Partition> list(Connection c) throws SQLException {
+        List<Partition> out = new ArrayList<>();
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql.get("partition_list"))) {
+            while (rs.next()) {
+                String name = rs.getString(1);
+                if (rs.getBoolean(3)) {
+                    // A concurrent detach that did not finish (its session ended): finish it, the partition is going anyway.
+                    execute(c, partitionSql("partition_detach_finalize", table, name));
+                    execute(c, partitionSql("partition_drop", table, name));
+                    continue;
+                }
+                Matcher m = BOUND.matcher(rs.getString(2));
+                if (!m.find() || m.group(4) == null) {
+                    throw new IllegalStateException("partition " + name + " of " + table + " has a bound idem does not manage: " + rs.getString(2));
+                }
+                out.add(new Partition(name, m.group(2) == null ? null : Long.valueOf(m.group(2)), Long.parseLong(m.group(4))));
+            }
+        }
+        out.sort(Comparator.comparingLong(Partition::to));
+        return out;
+    }
+
+    private long now(Connection c) throws SQLException {
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql.get("partition_now"))) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    private boolean holdsLiveLease(Connection c, String partition) throws SQLException {
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(partitionSql("partition_live_rows", table, partition))) {
+            return rs.next();
+        }
+    }
+
+    private long estimatedRows(Connection c, String partition) throws SQLException {
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(partitionSql("partition_estimated_rows", table, partition))) {
+            return rs.next() ? rs.getLong(1) : 0;
+        }
+    }
+
+    private boolean tryLock(Connection c) throws SQLException {
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql.get("partition_maintenance_lock"))) {
+            return rs.next() && rs.getBoolean(1);
+        }
+    }
+
+    private void unlock(Connection c) throws SQLException {
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql.get("partition_maintenance_unlock"))) {
+            rs.next();
+        }
+    }
+
+    /** Runs a DDL statement; an empty one is a step this dialect does not have. */
+    private static void execute(Connection c, String statement) throws SQLException {
+        if (statement.isBlank()) {
+            return;
+        }
+        try (Statement st = c.createStatement()) {
+            st.execute(statement);
+        }
+    }
+
+    private interface Work<T> {
+        T run() throws SQLException;
+    }
+
+    /**
+     * Runs {@code work} with auto-commit on (DDL that must not run inside a transaction block, and a
+     * session lock that must outlive each statement), restoring the connection's setting after.
+     */
+    private static <T> T autoCommitted(Connection c, Work<T> work) throws SQLException {
+        boolean autoCommit = c.getAutoCommit();
+        if (!autoCommit) {
+            c.commit();
+            c.setAutoCommit(true);
+        }
+        try {
+            return work.run();
+        } finally {
+            if (!autoCommit) {
+                c.setAutoCommit(false);
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RetentionPartitions[" + table + ", width=" + width() + ", horizon=" + horizon() + "]";
+    }
+}

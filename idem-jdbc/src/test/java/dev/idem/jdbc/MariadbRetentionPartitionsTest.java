@@ -1,0 +1,36 @@
+package dev.idem.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.idem.jdbc.testing.Backends;
+import java.sql.SQLException;
+import java.time.Duration;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/** Retention by partition on MariaDB: the contract, and the RANGE layout migrate() creates. */
+class MariadbRetentionPartitionsTest extends RetentionPartitionsContract {
+    @Override
+    protected Backends backend() {
+        return Backends.MARIADB;
+    }
+
+    @Test
+    @DisplayName("migrate() creates the table RANGE-partitioned by expires_at, its bucket lock table, partitions past the horizon; convert() is refused")
+    void migrateCreatesPartitionedTable() throws SQLException {
+        JdbcIdempotencyStore store = partitioned(Duration.ofMinutes(10), Duration.ofHours(1));
+        RetentionPartitions partitions = store.retentionPartitions().orElseThrow();
+        assertThat(partitions.partitioned()).isTrue();
+        assertThat(single("SELECT DISTINCT PARTITION_METHOD FROM information_schema.PARTITIONS "
+                + "WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'idem_record'")).isEqualTo("RANGE");
+        assertThat(single("SELECT count(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'idem_record_lock'"))
+                .isEqualTo("1");
+        assertThat(partitions.partitions().get(partitions.partitions().size() - 1).to())
+                .isGreaterThanOrEqualTo(dbNow() + Duration.ofHours(1).toMillis());
+        int count = partitions.partitions().size();
+        store.migrate();
+        assertThat(partitions.partitions()).hasSize(count);
+        assertThatThrownBy(partitions::convert).isInstanceOf(UnsupportedOperationException.class).hasMessageContaining("PostgreSQL only");
+    }
+}
