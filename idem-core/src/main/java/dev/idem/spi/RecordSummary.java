@@ -51,10 +51,21 @@ public record RecordSummary(
      * @param asOf      the store's clock at the read
      */
     public static RecordSummary of(IdempotencyRecord record, Instant createdAt, Instant asOf) {
-        return new RecordSummary(record.id(), record.state(), record.token(), record.attempt(), record.leaseUntil(),
-                Optional.ofNullable(createdAt), record.expiresAt(), phases(record.recoveryPoint()),
-                record.response().map(r -> OptionalInt.of(r.status())).orElse(OptionalInt.empty()),
+        return of(record.id(), record.state(), record.token(), record.attempt(), record.leaseUntil(), createdAt, record.expiresAt(),
+                record.recoveryPoint(), record.response().map(r -> OptionalInt.of(r.status())).orElse(OptionalInt.empty()),
                 record.response().map(r -> OptionalLong.of(r.bodyLength())).orElse(OptionalLong.empty()), asOf);
+    }
+
+    /**
+     * The summary of a record a store read column by column (without its body): the finished phases'
+     * names are read from {@code recoveryPoint}, whose bytes the summary does not keep.
+     *
+     * @param createdAt the record's creation, or null where the store does not keep it
+     */
+    public static RecordSummary of(RecordKey id, RecordState state, long token, int attempt, Instant leaseUntil, Instant createdAt,
+            Instant expiresAt, Optional<RecoveryPoint> recoveryPoint, OptionalInt responseStatus, OptionalLong responseBytes, Instant asOf) {
+        return new RecordSummary(id, state, token, attempt, leaseUntil, Optional.ofNullable(createdAt), expiresAt, phases(recoveryPoint),
+                responseStatus, responseBytes, asOf);
     }
 
     /** In progress with its lease over on the store's clock: nobody renews it, the next claim takes it over. */
