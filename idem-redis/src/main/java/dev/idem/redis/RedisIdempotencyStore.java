@@ -6,6 +6,7 @@ import static dev.idem.redis.internal.ScriptValues.number;
 import static dev.idem.redis.internal.ScriptValues.record;
 import static dev.idem.redis.internal.ScriptValues.recoveryPoint;
 import static dev.idem.redis.internal.ScriptValues.response;
+import static dev.idem.redis.internal.ScriptValues.utf8;
 
 import dev.idem.LeaseLostException;
 import dev.idem.Scope;
@@ -27,7 +28,9 @@ import dev.idem.spi.ClaimRequest;
 import dev.idem.spi.IdempotencyRecord;
 import dev.idem.spi.IdempotencyStore;
 import dev.idem.spi.RecordKey;
+import dev.idem.spi.RecordSummary;
 import dev.idem.spi.RecoveryPoint;
+import dev.idem.spi.StoreAdministration;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
@@ -110,7 +113,7 @@ import java.util.function.Supplier;
  * Lettuce's command timeout applies to each call; a call that fails or times out throws
  * {@link StoreException}.
  */
-public final class RedisIdempotencyStore implements IdempotencyStore, AutoCloseable {
+public final class RedisIdempotencyStore implements IdempotencyStore, StoreAdministration, AutoCloseable {
     /**
      * How long after a record stops being live Redis deletes its key by itself. Until then the
      * record reads as absent and a purge deletes it; the grace gives a sweeper, if one runs, the
@@ -126,7 +129,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
     private static final LuaScript RENEW = LuaScript.load("renew");
     private static final LuaScript FIND = LuaScript.load("find");
     private static final LuaScript PURGE = LuaScript.load("purge");
-    private static final List<LuaScript> SCRIPTS = List.of(CLAIM, CHECKPOINT, COMPLETE, RELEASE, RENEW, FIND, PURGE);
+    private static final List<LuaScript> SCRIPTS = List.of(CLAIM, CHECKPOINT, COMPLETE, RELEASE, RENEW, FIND, PURGE,
+            RedisStoreAdministration.INSPECT, RedisStoreAdministration.IN_PROGRESS, RedisStoreAdministration.RELEASE);
 
     private static final int ACQUIRED = 1;
     private static final int REPLAY = 2;
@@ -141,12 +145,15 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
     private final byte[] grace = number(EXPIRY_GRACE.toMillis());
     /** The shard the next purge starts at, so successive purges share the work round the shards. */
     private final AtomicInteger purgeCursor = new AtomicInteger();
+    /** What an operator may ask of the store (see {@link StoreAdministration}). */
+    private final RedisStoreAdministration administration;
 
     private RedisIdempotencyStore(Nodes nodes, String keyPrefix, Acknowledgement ack) {
         this.nodes = nodes;
         this.keyPrefix = keyPrefix;
         this.keys = new KeyLayout(keyPrefix);
         this.scripts = new ScriptRunner(nodes, NAME, ack);
+        this.administration = new RedisStoreAdministration(scripts, keys, grace);
     }
 
     /**
@@ -243,9 +250,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
     public ClaimOutcome claim(ClaimRequest request) {
         RecordKey id = request.id();
         KeyLayout.Keys where = keys.of(id);
-        Reply<List<Object>> answer = scripts.run(CLAIM, ScriptOutputType.MULTI, id.scope(), true, where.both(),
+        Reply<List<Object>> answer = scripts.run(CLAIM, ScriptOutputType.MULTI, id.scope(), true, where.withIndexes(),
                 ascii(request.fingerprint().value()), number(request.lease().toMillis()),
-                number(request.retention().toMillis()), grace);
+                number(request.retention().toMillis()), grace, utf8(id.scope().value()), utf8(id.key().value()));
         ClaimOutcome outcome;
         try {
             outcome = claimOutcome(answer.value());
@@ -274,10 +281,10 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
         boolean resumable = acquired.recoveryPoint().isPresent();
         try {
             if (resumable) {
-                scripts.run(RENEW, ScriptOutputType.INTEGER, id.scope(), false, where.both(), number(acquired.token()), number(0), grace);
+                scripts.run(RENEW, ScriptOutputType.INTEGER, id.scope(), false, where.withIndexes(), number(acquired.token()), number(0), grace);
                 return "the claim's lease was ended, keeping its finished phases, and nothing ran; retry with the same key";
             }
-            scripts.run(RELEASE, ScriptOutputType.INTEGER, id.scope(), false, where.both(), number(acquired.token()), grace);
+            scripts.run(RELEASE, ScriptOutputType.INTEGER, id.scope(), false, where.withIndexes(), number(acquired.token()), grace);
             return "the claim was released and nothing ran; retry with the same key";
         } catch (RuntimeException e) {
             return (resumable ? "ending" : "releasing") + " the claim failed too, so the key is held until the lease ends ("
@@ -315,7 +322,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
         if (retention.isNegative() || retention.isZero()) {
             throw new IllegalArgumentException("retention must be positive, was " + retention);
         }
-        write(COMPLETE, "complete", id, token, true, keys.of(id).both(), number(token), number(response.status()),
+        write(COMPLETE, "complete", id, token, true, keys.of(id).withIndexes(), number(token), number(response.status()),
                 HeaderCodec.encode(response.headers()), response.body(), number(retention.toMillis()), grace);
     }
 
@@ -323,7 +330,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
     public void release(RecordKey id, long token) {
         // Not acknowledged by replicas: a release a failover forgets leaves the claim in place until its
         // lease ends, which delays a retry but never runs anything twice.
-        write(RELEASE, "release", id, token, false, keys.of(id).both(), number(token), grace);
+        write(RELEASE, "release", id, token, false, keys.of(id).withIndexes(), number(token), grace);
     }
 
     @Override
@@ -332,7 +339,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
         if (lease.isNegative()) {
             throw new IllegalArgumentException("lease must not be negative, was " + lease);
         }
-        write(RENEW, "renew", id, token, true, keys.of(id).both(), number(token), number(lease.toMillis()), grace);
+        write(RENEW, "renew", id, token, true, keys.of(id).withIndexes(), number(token), number(lease.toMillis()), grace);
     }
 
     /**
@@ -348,7 +355,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
         int start = Math.floorMod(purgeCursor.getAndIncrement(), KeyLayout.SHARDS);
         int deleted = 0;
         for (int i = 0; i < KeyLayout.SHARDS && deleted < limit; i++) {
-            byte[][] index = {keys.index((start + i) % KeyLayout.SHARDS)};
+            int shard = (start + i) % KeyLayout.SHARDS;
+            byte[][] index = {keys.index(shard), keys.leases(shard)};
             Long n = scripts.<Long>run(PURGE, ScriptOutputType.INTEGER, null, false, index, number(limit - deleted)).value();
             deleted += n.intValue();
         }
@@ -366,6 +374,28 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
         } catch (RuntimeException e) {
             throw unreadable("find", id.scope(), e);
         }
+    }
+
+    // ---- administration (StoreAdministration) ---------------------------------------------------
+
+    @Override
+    public Optional<RecordSummary> inspect(RecordKey id) {
+        return administration.inspect(id);
+    }
+
+    @Override
+    public List<RecordSummary> expiredLeases(int limit) {
+        return administration.expiredLeases(limit);
+    }
+
+    @Override
+    public Optional<RecordSummary> oldestInProgress() {
+        return administration.oldestInProgress();
+    }
+
+    @Override
+    public ReleaseResult releaseStuck(RecordKey id, long token, boolean force) {
+        return administration.releaseStuck(id, token, force);
     }
 
     /** A record this store did not write (another program under the same prefix, a damaged value). */

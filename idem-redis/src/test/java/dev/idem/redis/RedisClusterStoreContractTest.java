@@ -2,9 +2,10 @@ package dev.idem.redis;
 
 import dev.idem.spi.IdempotencyStore;
 import dev.idem.testing.IdempotencyStoreContract;
+import dev.idem.testing.StoreAdministrationContract;
 
 /** The store contract on a real Redis Cluster of three masters and three replicas, replica acknowledgement on. */
-class RedisClusterStoreContractTest extends IdempotencyStoreContract {
+class RedisClusterStoreContractTest extends IdempotencyStoreContract implements StoreAdministrationContract {
     private final String prefix = RedisTests.freshPrefix();
     private RedisIdempotencyStore redisStore;
 
