@@ -331,6 +331,16 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, StoreAdmini
         return administration.releaseStuck(id, token, force);
     }
 
+    /**
+     * The database's settings that can lose writes it acknowledged, read now as the builder's
+     * {@linkplain JdbcComponentBuilder#durabilityCheck durability check} reads them: each names the
+     * setting, its value and its fix, prefixed {@code failover:} if it loses writes only when a standby
+     * is promoted. Empty if none. For operators; never refuses anything.
+     */
+    public List<String> durabilityFindings() {
+        return administration.durabilityFindings();
+    }
+
     // ---- on a caller's connection (also used by the transactional mode) ---------------------
 
     /**

@@ -2,6 +2,7 @@ package dev.idem.jdbc;
 
 import dev.idem.IdempotencyKey;
 import dev.idem.Scope;
+import dev.idem.jdbc.internal.ServerDurability;
 import dev.idem.jdbc.internal.SqlStatements;
 import dev.idem.jdbc.internal.StoreCalls;
 import dev.idem.jdbc.internal.Tables;
@@ -96,6 +97,11 @@ final class JdbcStoreAdministration implements StoreAdministration {
             }
             return now.get().token() != token ? ReleaseResult.TOKEN_CHANGED : ReleaseResult.LEASE_LIVE;
         });
+    }
+
+    List<String> durabilityFindings() {
+        return calls.onConnection("read durability settings", c -> ServerDurability.findings(c).stream()
+                .map(f -> (f.failoverOnly() ? "failover: " : "") + f.text()).toList());
     }
 
     private static List<RecordSummary> summaries(PreparedStatement ps) throws SQLException {
