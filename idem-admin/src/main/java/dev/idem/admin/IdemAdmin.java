@@ -346,14 +346,15 @@ public final class IdemAdmin {
         }
 
         /**
-         * Default false. Whether quarantined messages' payloads (base64), headers and error texts,
-         * and the outbox's last errors, are shown: they are the application's data.
+         * Whether quarantined messages' payloads (base64), headers and error texts, and the outbox's
+         * last errors, are shown: they are the application's data. Default false.
          */
         public Builder showContent(boolean showContent) {
             this.showContent = showContent;
             return this;
         }
 
+        /** Told of every action, refused ones included: an audit trail, a meter. Default: none (actions are logged anyway). */
         public Builder listener(AdminListener listener) {
             this.listener = Objects.requireNonNull(listener, "listener is null");
             return this;

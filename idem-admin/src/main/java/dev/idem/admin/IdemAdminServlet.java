@@ -311,13 +311,13 @@ public final class IdemAdminServlet extends HttpServlet {
             return this;
         }
 
-        /** Default false. Refuses every action; reads still answer. */
+        /** Refuses every action; reads still answer. Default false. */
         public Builder readOnly(boolean readOnly) {
             this.readOnly = readOnly;
             return this;
         }
 
-        /** Default false (off). Serves the web console at the servlet's root. */
+        /** Serves the web console at the servlet's root. Default false (off). */
         public Builder console(boolean console) {
             this.console = console;
             return this;
