@@ -215,6 +215,8 @@ async function loadStore() {
 const loaders = { records: loadStuck, inbox: loadInbox, outbox: loadOutbox, sweepers: loadSweepers, store: loadStore };
 
 async function show(tab) {
+  if (!loaders[tab]) tab = 'records';
+  if (tab !== state.tab) say('', false);
   state.tab = tab;
   for (const b of document.querySelectorAll('.tab')) b.classList.toggle('active', b.dataset.tab === tab);
   for (const p of document.querySelectorAll('.panel')) p.hidden = p.id !== tab;
@@ -236,7 +238,9 @@ document.addEventListener('DOMContentLoaded', async () => {
   } catch (e) {
     say(e.message, true);
   }
-  for (const b of document.querySelectorAll('.tab')) b.addEventListener('click', () => show(b.dataset.tab));
+  for (const b of document.querySelectorAll('.tab')) b.addEventListener('click', () => { location.hash = b.dataset.tab; });
+  // A tab has its own address (#records, #inbox, ...): links and the back button open it.
+  window.addEventListener('hashchange', () => show(location.hash.substring(1) || 'records'));
   document.getElementById('stuck-refresh').addEventListener('click', () => loadStuck().catch(e => say(e.message, true)));
   document.getElementById('stuck-filter').addEventListener('input', () => loadStuck().catch(e => say(e.message, true)));
   document.getElementById('inbox-refresh').addEventListener('click', () => loadInbox().catch(e => say(e.message, true)));
@@ -246,5 +250,5 @@ document.addEventListener('DOMContentLoaded', async () => {
     ev.preventDefault();
     showRecord(document.getElementById('lookup-scope').value, document.getElementById('lookup-key').value);
   });
-  await show(location.hash ? location.hash.substring(1) : 'records');
+  await show(loaders[location.hash.substring(1)] ? location.hash.substring(1) : 'records');
 });
