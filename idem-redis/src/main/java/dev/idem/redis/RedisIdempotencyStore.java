@@ -75,7 +75,7 @@ import java.util.function.Supplier;
  *     that expired and not yet removed by Redis, and deletes them early.</li>
  * <li><b>Keys.</b> A record's key is the prefix, a hash tag naming one of 256 shards, and a SHA-256
  *     of the scope and key: {@code idem:{3f}r:<43 base64url characters>}. Idempotency keys and scopes
- *     never appear in key names; a record and its shard's index share a hash slot, as Redis Cluster
+ *     never appear in key names, nor anywhere in Redis unless {@link Builder#keepKeys} says so; a record and its shard's index share a hash slot, as Redis Cluster
  *     requires of a script's keys, so every operation is one script on one slot of one master.</li>
  * <li><b>Responses</b> are stored in the record's hash: status, headers in order (a length-prefixed
  *     encoding) and the body byte for byte, several MiB included.</li>
@@ -148,12 +148,16 @@ public final class RedisIdempotencyStore implements IdempotencyStore, StoreAdmin
     /** What an operator may ask of the store (see {@link StoreAdministration}). */
     private final RedisStoreAdministration administration;
 
-    private RedisIdempotencyStore(Nodes nodes, String keyPrefix, Acknowledgement ack) {
+    /** Whether each record keeps its scope and key for operators ({@link Builder#keepKeys}). */
+    private final boolean keepKeys;
+
+    private RedisIdempotencyStore(Nodes nodes, String keyPrefix, Acknowledgement ack, boolean keepKeys) {
         this.nodes = nodes;
         this.keyPrefix = keyPrefix;
         this.keys = new KeyLayout(keyPrefix);
         this.scripts = new ScriptRunner(nodes, NAME, ack);
-        this.administration = new RedisStoreAdministration(scripts, keys, grace);
+        this.keepKeys = keepKeys;
+        this.administration = new RedisStoreAdministration(scripts, keys, grace, keepKeys);
     }
 
     /**
@@ -250,9 +254,12 @@ public final class RedisIdempotencyStore implements IdempotencyStore, StoreAdmin
     public ClaimOutcome claim(ClaimRequest request) {
         RecordKey id = request.id();
         KeyLayout.Keys where = keys.of(id);
-        Reply<List<Object>> answer = scripts.run(CLAIM, ScriptOutputType.MULTI, id.scope(), true, where.withIndexes(),
-                ascii(request.fingerprint().value()), number(request.lease().toMillis()),
-                number(request.retention().toMillis()), grace, utf8(id.scope().value()), utf8(id.key().value()));
+        byte[][] args = keepKeys
+                ? new byte[][] {ascii(request.fingerprint().value()), number(request.lease().toMillis()), number(request.retention().toMillis()),
+                        grace, utf8(id.scope().value()), utf8(id.key().value())}
+                : new byte[][] {ascii(request.fingerprint().value()), number(request.lease().toMillis()), number(request.retention().toMillis()),
+                        grace};
+        Reply<List<Object>> answer = scripts.run(CLAIM, ScriptOutputType.MULTI, id.scope(), true, where.withIndexes(), args);
         ClaimOutcome outcome;
         try {
             outcome = claimOutcome(answer.value());
@@ -474,6 +481,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, StoreAdmin
         /** Null until set: then 1 for a cluster or Sentinel, 0 otherwise. */
         private Integer replicas;
         private Duration ackTimeout = DEFAULT_ACK_TIMEOUT;
+        private boolean keepKeys;
 
         private Builder(boolean replicated, Supplier<Nodes> open) {
             this.replicated = replicated;
@@ -504,6 +512,18 @@ public final class RedisIdempotencyStore implements IdempotencyStore, StoreAdmin
                 }
             }
             this.keyPrefix = keyPrefix;
+            return this;
+        }
+
+        /**
+         * Whether each record keeps its scope and idempotency key in its hash (sent with the claim, so
+         * {@code MONITOR} and the slow log show them as they show the fingerprint), so that operators
+         * can list the keys stuck past their lease by name ({@link StoreAdministration#expiredLeases},
+         * {@link StoreAdministration#oldestInProgress}). Default false: only the keys' digests reach
+         * Redis, and those two lists are refused; looking at and releasing a key one names work either way.
+         */
+        public Builder keepKeys(boolean keepKeys) {
+            this.keepKeys = keepKeys;
             return this;
         }
 
@@ -618,7 +638,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, StoreAdmin
                         replicaNodes.forEach(r -> r.connection().close());
                     }
                 }
-                return new RedisIdempotencyStore(nodes, keyPrefix, required > 0 ? new Acknowledgement(required, ackTimeout) : null);
+                return new RedisIdempotencyStore(nodes, keyPrefix, required > 0 ? new Acknowledgement(required, ackTimeout) : null, keepKeys);
             } catch (RuntimeException e) {
                 closeQuietly(nodes, e);
                 if (e instanceof RedisException redisFailure) {

@@ -30,8 +30,10 @@ import java.util.OptionalLong;
  * {@link StoreAdministration} of a {@link RedisIdempotencyStore}. A record is looked at and
  * released by one script on its slot; the lists read each shard's lease index (the records in
  * progress by lease end) with one script per shard and merge the answers, so they cost one round
- * trip per shard and a read of the records in progress, never of the completed ones. A record
- * written by a build without the lease index is not listed until it is claimed again.
+ * trip per shard and a read of the records in progress, never of the completed ones. The lists
+ * name records by their scope and key, which a record keeps only if the store was built with
+ * {@link RedisIdempotencyStore.Builder#keepKeys}; without it they are refused. A record written
+ * by a build without the lease index, or without {@code keepKeys}, is not listed.
  */
 final class RedisStoreAdministration implements StoreAdministration {
     static final LuaScript INSPECT = LuaScript.load("admin_inspect");
@@ -43,11 +45,13 @@ final class RedisStoreAdministration implements StoreAdministration {
     private final ScriptRunner scripts;
     private final KeyLayout keys;
     private final byte[] grace;
+    private final boolean keysKept;
 
-    RedisStoreAdministration(ScriptRunner scripts, KeyLayout keys, byte[] grace) {
+    RedisStoreAdministration(ScriptRunner scripts, KeyLayout keys, byte[] grace, boolean keysKept) {
         this.scripts = scripts;
         this.keys = keys;
         this.grace = grace;
+        this.keysKept = keysKept;
     }
 
     @Override
@@ -96,6 +100,10 @@ final class RedisStoreAdministration implements StoreAdministration {
 
     /** The answers of every shard's lease index in {@code mode}, each shard's up to {@code limit}. */
     private List<RecordSummary> inProgress(String mode, int limit) {
+        if (!keysKept) {
+            throw new UnsupportedOperationException("Redis store: the records keep no scope or key to list them by; build the store with"
+                    + " keepKeys(true) (idem.redis.keep-keys=true) to list stuck records; a key you name can be looked at and released");
+        }
         List<RecordSummary> out = new ArrayList<>();
         for (int shard = 0; shard < KeyLayout.SHARDS; shard++) {
             byte[][] index = {keys.leases(shard)};

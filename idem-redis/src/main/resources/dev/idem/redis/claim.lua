@@ -1,6 +1,6 @@
 -- claim: KEYS[1] the record, KEYS[2] its shard's expiry index, KEYS[3] its shard's lease index.
--- ARGV[1] fingerprint, ARGV[2] lease ms, ARGV[3] retention ms, ARGV[4] grace ms, ARGV[5] scope, ARGV[6]
--- idempotency key (kept in the record for operators, who list stuck records by them; never in key names).
+-- ARGV[1] fingerprint, ARGV[2] lease ms, ARGV[3] retention ms, ARGV[4] grace ms; with keepKeys ARGV[5]
+-- scope and ARGV[6] idempotency key, kept in the record for operators, who list stuck records by them.
 -- Answers {1, token, attempt, phase, state} acquired (phase and state nil without a recovery point),
 -- {2, status, headers, body, ms of life left} replay, {3, ms of lease left} in progress, {4} mismatch.
 local rec, idx, leases = KEYS[1], KEYS[2], KEYS[3]
@@ -52,7 +52,10 @@ end
 local lease_until, expires = now + lease_ms, now + retention_ms
 redis.call('DEL', rec)
 redis.call('HSET', rec, 's', '0', 't', int(fresh), 'a', '1', 'f', fingerprint, 'l', int(lease_until), 'e', int(expires),
-  'o', int(now), 'k', ARGV[5], 'n', ARGV[6])
+  'o', int(now))
+if ARGV[6] then
+  redis.call('HSET', rec, 'k', ARGV[5], 'n', ARGV[6])
+end
 schedule(rec, idx, record_end(0, lease_until, expires), grace)
 redis.call('ZADD', leases, int(lease_until), rec)
 return {1, fresh, 1}

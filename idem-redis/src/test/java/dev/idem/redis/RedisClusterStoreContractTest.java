@@ -11,7 +11,7 @@ class RedisClusterStoreContractTest extends IdempotencyStoreContract implements 
 
     @Override
     protected IdempotencyStore newStore() {
-        redisStore = RedisClusterTests.store(prefix);
+        redisStore = RedisClusterTests.storeKeepingKeys(prefix);
         return redisStore;
     }
 

@@ -10,7 +10,7 @@ class RedisStoreContractTest extends IdempotencyStoreContract implements StoreAd
 
     @Override
     protected IdempotencyStore newStore() {
-        redisStore = RedisTests.store(prefix);
+        redisStore = RedisTests.storeKeepingKeys(prefix);
         return redisStore;
     }
 

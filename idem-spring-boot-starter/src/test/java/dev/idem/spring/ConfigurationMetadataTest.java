@@ -51,6 +51,7 @@ class ConfigurationMetadataTest {
                 Map.entry("idem.migrations", "idem"),
                 Map.entry("idem.redis.url", "redis://127.0.0.1:6379"),
                 Map.entry("idem.redis.key-prefix", "idem:"),
+                Map.entry("idem.redis.keep-keys", "false"),
                 Map.entry("idem.redis.persistence-check", "require-aof"),
                 Map.entry("idem.redis.cluster-nodes", "[]"),
                 Map.entry("idem.redis.ack-replicas", "auto"),
