@@ -7,7 +7,7 @@
  * creates those beans (and calls the auto-configurations' factory methods) by reflection, so every
  * package is opened to the Spring modules that do so. The Spring jars are automatic modules; the parts an
  * application may leave out (Redis, Spring MVC, JDBC transactions, Kafka, RabbitMQ, Micrometer,
- * OpenTelemetry) are optional.
+ * OpenTelemetry, the admin API and its actuator endpoint) are optional.
  */
 @SuppressWarnings({"requires-automatic", "requires-transitive-automatic"})
 module dev.idem.spring {
@@ -43,11 +43,16 @@ module dev.idem.spring {
     requires static flyway.core;
     requires static liquibase.core;
     requires static transitive tools.jackson.databind;
+    requires static transitive dev.idem.admin;
+    requires static dev.idem.outbox;
+    requires static spring.boot.actuator;
+    requires static org.jspecify;
 
     exports dev.idem.spring;
 
     opens dev.idem.spring to spring.core, spring.beans, spring.context;
     opens dev.idem.spring.internal to spring.core, spring.beans, spring.context;
+    opens dev.idem.spring.internal.admin to spring.core, spring.beans, spring.context, spring.boot.actuator;
     opens dev.idem.spring.internal.listener to spring.core, spring.beans, spring.context;
     opens dev.idem.spring.internal.listener.kafka to spring.core, spring.beans, spring.context;
     opens dev.idem.spring.internal.listener.rabbit to spring.core, spring.beans, spring.context;

@@ -22,8 +22,11 @@ import dev.idem.spi.HeldLease;
 import dev.idem.spi.IdempotencyRecord;
 import dev.idem.spi.IdempotencyStore;
 import dev.idem.spi.RecordKey;
+import dev.idem.spi.RecordState;
+import dev.idem.spi.RecordSummary;
 import dev.idem.spi.RecoveryPoint;
 import dev.idem.spi.Renewals;
+import dev.idem.spi.StoreAdministration;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -66,7 +69,7 @@ import javax.sql.DataSource;
  * <p>Each call borrows a connection from the {@link DataSource} and returns it at once; pool it
  * (HikariCP). Create the table with {@link #migrate()} or by running the dialect's plain SQL files.
  */
-public final class JdbcIdempotencyStore implements IdempotencyStore {
+public final class JdbcIdempotencyStore implements IdempotencyStore, StoreAdministration {
     /** A live record read between a conflict and a concurrent release/purge is re-claimed; this bounds that loop. */
     private static final int MAX_CLAIM_ROUNDS = 16;
 
@@ -87,6 +90,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     /** Retention by partition: the partitions' maintenance and the claim that serialises per key; both null when off. */
     private final RetentionPartitions partitions;
     private final PartitionedClaims partitionedClaims;
+    /** What an operator may ask of the store (see {@link StoreAdministration}). */
+    private final JdbcStoreAdministration administration;
 
     private JdbcIdempotencyStore(DataSource dataSource, Dialect dialect, String tableName, int cacheEntries, DataSource renewalDataSource,
             SqlStatements.Source sqlSource, Isolation isolation, boolean coalesce, Builder.Partitioning partitioning) {
@@ -103,6 +108,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         this.partitionedClaims = partitioning == null ? null : new PartitionedClaims(sql, dialect.claimsInThreeSteps() ? takeover : null);
         this.cache = cacheEntries > 0 ? new ResponseCache(cacheEntries) : null;
         this.coalesced = coalesce ? new CoalescedWrites(sql, calls, this::claimAlone, this::completeAlone) : null;
+        this.administration = new JdbcStoreAdministration(dialect, tableName, calls);
     }
 
     /** Every statement the store and its transactional mode run on {@code dialect}; checked when the store is built. */
@@ -341,6 +347,38 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 }
             }
         });
+    }
+
+    // ---- administration (StoreAdministration) -----------------------------------------------
+
+    @Override
+    public Optional<RecordSummary> inspect(RecordKey id) {
+        return administration.inspect(id);
+    }
+
+    @Override
+    public List<RecordSummary> expiredLeases(int limit) {
+        return administration.expiredLeases(limit);
+    }
+
+    @Override
+    public Optional<RecordSummary> oldestInProgress() {
+        return administration.oldestInProgress();
+    }
+
+    @Override
+    public ReleaseResult releaseStuck(RecordKey id, long token, boolean force) {
+        return administration.releaseStuck(id, token, force);
+    }
+
+    /**
+     * The database's settings that can lose writes it acknowledged, read now as the builder's
+     * {@linkplain JdbcComponentBuilder#durabilityCheck durability check} reads them: each names the
+     * setting, its value and its fix, prefixed {@code failover:} if it loses writes only when a standby
+     * is promoted. Empty if none. For operators; never refuses anything.
+     */
+    public List<String> durabilityFindings() {
+        return administration.durabilityFindings();
     }
 
     // ---- on a caller's connection (also used by the transactional mode) ---------------------

@@ -68,6 +68,8 @@ public final class Outbox implements Purgeable {
     private final SqlStatements sql;
     private final Duration retention;
     private final Supplier<Map<String, String>> headerSource;
+    /** The operators' reads ({@link #backlog}). */
+    private final OutboxInspection inspection;
 
     private Outbox(Builder b, Dialect dialect) {
         this.calls = new StoreCalls(new Transactions(b.dataSource()), dialect.displayName() + " outbox");
@@ -76,6 +78,7 @@ public final class Outbox implements Purgeable {
         this.sql = SqlStatements.load(dialect, b.sqlSource, "outbox.sql", tableNames, requiredStatements(dialect));
         this.retention = b.retention;
         this.headerSource = b.headerSource;
+        this.inspection = new OutboxInspection(dialect, tableNames, calls);
     }
 
     /** Every statement the outbox and its relay run on {@code dialect}; checked when the outbox is built. */
@@ -210,6 +213,18 @@ public final class Outbox implements Purgeable {
                 return rs.getLong(1);
             }
         });
+    }
+
+    /**
+     * What an operator reads: the events not sent yet, the oldest one's age, the same per aggregate
+     * type, and up to {@code failingLimit} pending events the relay failed to publish, most attempts
+     * first. One transaction; never a payload or headers.
+     *
+     * @param failingLimit 1 to 1000
+     */
+    public OutboxBacklog backlog(int failingLimit) {
+        dev.idem.spi.Arguments.between("failingLimit", failingLimit, 1, 1000);
+        return inspection.backlog(failingLimit);
     }
 
     /** Deletes up to {@code limit} sent events past their retention; never a pending one. */

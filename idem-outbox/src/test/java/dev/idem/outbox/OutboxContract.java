@@ -126,6 +126,47 @@ abstract class OutboxContract {
         private static final long serialVersionUID = 1L;
     }
 
+    // ---- backlog -----------------------------------------------------------------------------------------
+
+    @Test
+    @DisplayName("backlog counts pending events overall and per aggregate type, with the oldest's age, and lists the events the relay keeps failing on, without payloads")
+    void backlogShowsPendingLagAndFailingEvents() throws Exception {
+        OutboxBacklog empty = outbox.backlog(10);
+        assertThat(empty.pending()).isZero();
+        assertThat(empty.oldestAge()).isEmpty();
+        assertThat(empty.destinations()).isEmpty();
+
+        append("A", "Created", "secret-a");
+        append("B", "Created", "secret-b");
+        try (Connection c = db.dataSource().getConnection()) {
+            c.setAutoCommit(false);
+            outbox.append(c, "refund", "R", "Created", "secret-r".getBytes(StandardCharsets.UTF_8));
+            c.commit();
+            c.setAutoCommit(true);
+        }
+        OutboxRelay failing = OutboxRelay.builder(outbox, m -> {
+            if (m.aggregateType().equals("refund")) {
+                throw new IllegalStateException("no route to refunds");
+            }
+        }).build();
+        failing.runOnce();
+
+        OutboxBacklog backlog = outbox.backlog(10);
+        assertThat(backlog.pending()).isEqualTo(1);
+        assertThat(backlog.oldestAge()).hasValueSatisfying(age -> assertThat(age).isGreaterThanOrEqualTo(Duration.ZERO));
+        assertThat(backlog.destinations()).extracting(OutboxBacklog.Destination::aggregateType).containsExactly("refund");
+        assertThat(backlog.destinations().get(0).pending()).isEqualTo(1);
+        assertThat(backlog.destinations().get(0).maxAttempts()).isEqualTo(1);
+        assertThat(backlog.failing()).singleElement().satisfies(f -> {
+            assertThat(f.aggregateType()).isEqualTo("refund");
+            assertThat(f.aggregateId()).isEqualTo("R");
+            assertThat(f.attempts()).isEqualTo(1);
+            assertThat(f.lastError()).hasValueSatisfying(e -> assertThat(e).contains("no route to refunds"));
+        });
+        assertThat(backlog.toString()).doesNotContain("secret");
+        assertThatThrownBy(() -> outbox.backlog(0)).isInstanceOf(IllegalArgumentException.class);
+    }
+
     // ---- append ----------------------------------------------------------------------------------------
 
     @Test

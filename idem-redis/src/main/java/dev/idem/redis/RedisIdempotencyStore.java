@@ -6,6 +6,7 @@ import static dev.idem.redis.internal.ScriptValues.number;
 import static dev.idem.redis.internal.ScriptValues.record;
 import static dev.idem.redis.internal.ScriptValues.recoveryPoint;
 import static dev.idem.redis.internal.ScriptValues.response;
+import static dev.idem.redis.internal.ScriptValues.utf8;
 
 import dev.idem.LeaseLostException;
 import dev.idem.Scope;
@@ -28,7 +29,9 @@ import dev.idem.spi.ClaimRequest;
 import dev.idem.spi.IdempotencyRecord;
 import dev.idem.spi.IdempotencyStore;
 import dev.idem.spi.RecordKey;
+import dev.idem.spi.RecordSummary;
 import dev.idem.spi.RecoveryPoint;
+import dev.idem.spi.StoreAdministration;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
@@ -73,7 +76,7 @@ import java.util.function.Supplier;
  *     that expired and not yet removed by Redis, and deletes them early.</li>
  * <li><b>Keys.</b> A record's key is the prefix, a hash tag naming one of 256 shards, and a SHA-256
  *     of the scope and key: {@code idem:{3f}r:<43 base64url characters>}. Idempotency keys and scopes
- *     never appear in key names; a record and its shard's index share a hash slot, as Redis Cluster
+ *     never appear in key names, nor anywhere in Redis unless {@link Builder#keepKeys} says so; a record and its shard's index share a hash slot, as Redis Cluster
  *     requires of a script's keys, so every operation is one script on one slot of one master.</li>
  * <li><b>Responses</b> are stored in the record's hash: status, headers in order (a length-prefixed
  *     encoding) and the body byte for byte, several MiB included.</li>
@@ -111,7 +114,7 @@ import java.util.function.Supplier;
  * Lettuce's command timeout applies to each call; a call that fails or times out throws
  * {@link StoreException}.
  */
-public final class RedisIdempotencyStore implements IdempotencyStore, AutoCloseable {
+public final class RedisIdempotencyStore implements IdempotencyStore, StoreAdministration, AutoCloseable {
     /**
      * How long after a record stops being live Redis deletes its key by itself. Until then the
      * record reads as absent and a purge deletes it; the grace gives a sweeper, if one runs, the
@@ -127,7 +130,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
     private static final LuaScript RENEW = LuaScript.load("renew");
     private static final LuaScript FIND = LuaScript.load("find");
     private static final LuaScript PURGE = LuaScript.load("purge");
-    private static final List<LuaScript> SCRIPTS = List.of(CLAIM, CHECKPOINT, COMPLETE, RELEASE, RENEW, FIND, PURGE);
+    private static final List<LuaScript> SCRIPTS = List.of(CLAIM, CHECKPOINT, COMPLETE, RELEASE, RENEW, FIND, PURGE,
+            RedisStoreAdministration.INSPECT, RedisStoreAdministration.IN_PROGRESS, RedisStoreAdministration.RELEASE);
 
     private static final int ACQUIRED = 1;
     private static final int REPLAY = 2;
@@ -142,12 +146,19 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
     private final byte[] grace = number(EXPIRY_GRACE.toMillis());
     /** The shard the next purge starts at, so successive purges share the work round the shards. */
     private final AtomicInteger purgeCursor = new AtomicInteger();
+    /** What an operator may ask of the store (see {@link StoreAdministration}). */
+    private final RedisStoreAdministration administration;
 
-    private RedisIdempotencyStore(Nodes nodes, String keyPrefix, Acknowledgement ack) {
+    /** Whether each record keeps its scope and key for operators ({@link Builder#keepKeys}). */
+    private final boolean keepKeys;
+
+    private RedisIdempotencyStore(Nodes nodes, String keyPrefix, Acknowledgement ack, boolean keepKeys) {
         this.nodes = nodes;
         this.keyPrefix = keyPrefix;
         this.keys = new KeyLayout(keyPrefix);
         this.scripts = new ScriptRunner(nodes, NAME, ack);
+        this.keepKeys = keepKeys;
+        this.administration = new RedisStoreAdministration(scripts, keys, grace, keepKeys);
     }
 
     /**
@@ -244,9 +255,12 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
     public ClaimOutcome claim(ClaimRequest request) {
         RecordKey id = request.id();
         KeyLayout.Keys where = keys.of(id);
-        Reply<List<Object>> answer = scripts.run(CLAIM, ScriptOutputType.MULTI, id.scope(), true, where.both(),
-                ascii(request.fingerprint().value()), number(request.lease().toMillis()),
-                number(request.retention().toMillis()), grace);
+        byte[][] args = keepKeys
+                ? new byte[][] {ascii(request.fingerprint().value()), number(request.lease().toMillis()), number(request.retention().toMillis()),
+                        grace, utf8(id.scope().value()), utf8(id.key().value())}
+                : new byte[][] {ascii(request.fingerprint().value()), number(request.lease().toMillis()), number(request.retention().toMillis()),
+                        grace};
+        Reply<List<Object>> answer = scripts.run(CLAIM, ScriptOutputType.MULTI, id.scope(), true, where.withIndexes(), args);
         ClaimOutcome outcome;
         try {
             outcome = claimOutcome(answer.value());
@@ -275,10 +289,10 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
         boolean resumable = acquired.recoveryPoint().isPresent();
         try {
             if (resumable) {
-                scripts.run(RENEW, ScriptOutputType.INTEGER, id.scope(), false, where.both(), number(acquired.token()), number(0), grace);
+                scripts.run(RENEW, ScriptOutputType.INTEGER, id.scope(), false, where.withIndexes(), number(acquired.token()), number(0), grace);
                 return "the claim's lease was ended, keeping its finished phases, and nothing ran; retry with the same key";
             }
-            scripts.run(RELEASE, ScriptOutputType.INTEGER, id.scope(), false, where.both(), number(acquired.token()), grace);
+            scripts.run(RELEASE, ScriptOutputType.INTEGER, id.scope(), false, where.withIndexes(), number(acquired.token()), grace);
             return "the claim was released and nothing ran; retry with the same key";
         } catch (RuntimeException e) {
             return (resumable ? "ending" : "releasing") + " the claim failed too, so the key is held until the lease ends ("
@@ -313,7 +327,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
     public void complete(RecordKey id, long token, StoredResponse response, Duration retention) {
         Objects.requireNonNull(response, "response is null; complete needs the response to replay");
         Arguments.positive("retention", retention);
-        write(COMPLETE, "complete", id, token, true, keys.of(id).both(), number(token), number(response.status()),
+        write(COMPLETE, "complete", id, token, true, keys.of(id).withIndexes(), number(token), number(response.status()),
                 HeaderCodec.encode(response.headers()), response.body(), number(retention.toMillis()), grace);
     }
 
@@ -321,7 +335,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
     public void release(RecordKey id, long token) {
         // Not acknowledged by replicas: a release a failover forgets leaves the claim in place until its
         // lease ends, which delays a retry but never runs anything twice.
-        write(RELEASE, "release", id, token, false, keys.of(id).both(), number(token), grace);
+        write(RELEASE, "release", id, token, false, keys.of(id).withIndexes(), number(token), grace);
     }
 
     @Override
@@ -330,7 +344,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
         if (lease.isNegative()) {
             throw new IllegalArgumentException("lease must not be negative, was " + lease);
         }
-        write(RENEW, "renew", id, token, true, keys.of(id).both(), number(token), number(lease.toMillis()), grace);
+        write(RENEW, "renew", id, token, true, keys.of(id).withIndexes(), number(token), number(lease.toMillis()), grace);
     }
 
     /**
@@ -346,7 +360,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
         int start = Math.floorMod(purgeCursor.getAndIncrement(), KeyLayout.SHARDS);
         int deleted = 0;
         for (int i = 0; i < KeyLayout.SHARDS && deleted < limit; i++) {
-            byte[][] index = {keys.index((start + i) % KeyLayout.SHARDS)};
+            int shard = (start + i) % KeyLayout.SHARDS;
+            byte[][] index = {keys.index(shard), keys.leases(shard)};
             Long n = scripts.<Long>run(PURGE, ScriptOutputType.INTEGER, null, false, index, number(limit - deleted)).value();
             deleted += n.intValue();
         }
@@ -364,6 +379,28 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
         } catch (RuntimeException e) {
             throw unreadable("find", id.scope(), e);
         }
+    }
+
+    // ---- administration (StoreAdministration) ---------------------------------------------------
+
+    @Override
+    public Optional<RecordSummary> inspect(RecordKey id) {
+        return administration.inspect(id);
+    }
+
+    @Override
+    public List<RecordSummary> expiredLeases(int limit) {
+        return administration.expiredLeases(limit);
+    }
+
+    @Override
+    public Optional<RecordSummary> oldestInProgress() {
+        return administration.oldestInProgress();
+    }
+
+    @Override
+    public ReleaseResult releaseStuck(RecordKey id, long token, boolean force) {
+        return administration.releaseStuck(id, token, force);
     }
 
     /** A record this store did not write (another program under the same prefix, a damaged value). */
@@ -442,6 +479,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
         /** Null until set: then 1 for a cluster or Sentinel, 0 otherwise. */
         private Integer replicas;
         private Duration ackTimeout = DEFAULT_ACK_TIMEOUT;
+        private boolean keepKeys;
 
         private Builder(boolean replicated, Supplier<Nodes> open) {
             this.replicated = replicated;
@@ -472,6 +510,18 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
                 }
             }
             this.keyPrefix = keyPrefix;
+            return this;
+        }
+
+        /**
+         * Whether each record keeps its scope and idempotency key in its hash (sent with the claim, so
+         * {@code MONITOR} and the slow log show them as they show the fingerprint), so that operators
+         * can list the keys stuck past their lease by name ({@link StoreAdministration#expiredLeases},
+         * {@link StoreAdministration#oldestInProgress}). Default false: only the keys' digests reach
+         * Redis, and those two lists are refused; looking at and releasing a key one names work either way.
+         */
+        public Builder keepKeys(boolean keepKeys) {
+            this.keepKeys = keepKeys;
             return this;
         }
 
@@ -586,7 +636,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
                         replicaNodes.forEach(r -> r.connection().close());
                     }
                 }
-                return new RedisIdempotencyStore(nodes, keyPrefix, required > 0 ? new Acknowledgement(required, ackTimeout) : null);
+                return new RedisIdempotencyStore(nodes, keyPrefix, required > 0 ? new Acknowledgement(required, ackTimeout) : null, keepKeys);
             } catch (RuntimeException e) {
                 closeQuietly(nodes, e);
                 if (e instanceof RedisException redisFailure) {

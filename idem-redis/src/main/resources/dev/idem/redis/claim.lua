@@ -1,8 +1,9 @@
--- claim: KEYS[1] the record, KEYS[2] its shard's expiry index.
--- ARGV[1] fingerprint, ARGV[2] lease ms, ARGV[3] retention ms, ARGV[4] grace ms.
+-- claim: KEYS[1] the record, KEYS[2] its shard's expiry index, KEYS[3] its shard's lease index.
+-- ARGV[1] fingerprint, ARGV[2] lease ms, ARGV[3] retention ms, ARGV[4] grace ms; with keepKeys ARGV[5]
+-- scope and ARGV[6] idempotency key, kept in the record for operators, who list stuck records by them.
 -- Answers {1, token, attempt, phase, state} acquired (phase and state nil without a recovery point),
 -- {2, status, headers, body, ms of life left} replay, {3, ms of lease left} in progress, {4} mismatch.
-local rec, idx = KEYS[1], KEYS[2]
+local rec, idx, leases = KEYS[1], KEYS[2], KEYS[3]
 local fingerprint = ARGV[1]
 local lease_ms, retention_ms, grace = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local now, now_us = clock()
@@ -36,6 +37,7 @@ if state ~= nil and live(state, tonumber(r[5]), tonumber(r[6]), now) then
   expires = math.max(expires, now + retention_ms)
   redis.call('HSET', rec, 't', int(token), 'a', int(attempt), 'l', int(lease_until), 'e', int(expires))
   schedule(rec, idx, record_end(0, lease_until, expires), grace)
+  redis.call('ZADD', leases, int(lease_until), rec)
   local point = redis.call('HMGET', rec, 'p', 'q')
   return {1, token, attempt, point[1], point[2]}
 end
@@ -49,6 +51,11 @@ if token ~= nil and token >= fresh then
 end
 local lease_until, expires = now + lease_ms, now + retention_ms
 redis.call('DEL', rec)
-redis.call('HSET', rec, 's', '0', 't', int(fresh), 'a', '1', 'f', fingerprint, 'l', int(lease_until), 'e', int(expires))
+redis.call('HSET', rec, 's', '0', 't', int(fresh), 'a', '1', 'f', fingerprint, 'l', int(lease_until), 'e', int(expires),
+  'o', int(now))
+if ARGV[6] then
+  redis.call('HSET', rec, 'k', ARGV[5], 'n', ARGV[6])
+end
 schedule(rec, idx, record_end(0, lease_until, expires), grace)
+redis.call('ZADD', leases, int(lease_until), rec)
 return {1, fresh, 1}

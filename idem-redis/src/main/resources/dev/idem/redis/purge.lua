@@ -1,9 +1,9 @@
--- purge: KEYS[1] one shard's expiry index. ARGV[1] limit.
+-- purge: KEYS[1] one shard's expiry index, KEYS[2] its lease index. ARGV[1] limit.
 -- Deletes up to limit expired records of the shard and answers how many it deleted.
 --
 -- The records are read from the index, not passed as KEYS: every record filed in a shard's index
 -- has the shard's hash tag in its name, so they are all in the index's hash slot (Redis Cluster).
-local idx, limit = KEYS[1], tonumber(ARGV[1])
+local idx, leases, limit = KEYS[1], KEYS[2], tonumber(ARGV[1])
 local now = clock()
 local deleted = 0
 while deleted < limit do
@@ -18,6 +18,7 @@ while deleted < limit do
     if state == nil then
       -- Redis removed the record itself: only the index entry is left.
       redis.call('ZREM', idx, rec)
+      redis.call('ZREM', leases, rec)
     else
       local lease, expires = tonumber(r[2]), tonumber(r[3])
       if live(state, lease, expires, now) then
@@ -25,6 +26,7 @@ while deleted < limit do
       else
         redis.call('DEL', rec)
         redis.call('ZREM', idx, rec)
+        redis.call('ZREM', leases, rec)
         deleted = deleted + 1
       end
     end

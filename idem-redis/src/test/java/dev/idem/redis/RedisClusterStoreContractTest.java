@@ -2,15 +2,16 @@ package dev.idem.redis;
 
 import dev.idem.spi.IdempotencyStore;
 import dev.idem.testing.IdempotencyStoreContract;
+import dev.idem.testing.StoreAdministrationContract;
 
 /** The store contract on a real Redis Cluster of three masters and three replicas, replica acknowledgement on. */
-class RedisClusterStoreContractTest extends IdempotencyStoreContract {
+class RedisClusterStoreContractTest extends IdempotencyStoreContract implements StoreAdministrationContract {
     private final String prefix = RedisTests.freshPrefix();
     private RedisIdempotencyStore redisStore;
 
     @Override
     protected IdempotencyStore newStore() {
-        redisStore = RedisClusterTests.store(prefix);
+        redisStore = RedisClusterTests.storeKeepingKeys(prefix);
         return redisStore;
     }
 

@@ -33,6 +33,11 @@ final class RedisClusterTests {
         return RedisIdempotencyStore.clusterBuilder(uris(cluster(), Duration.ofSeconds(5))).keyPrefix(prefix).build();
     }
 
+    /** {@link #store} keeping the records' keys, as the admin API's lists need. */
+    static RedisIdempotencyStore storeKeepingKeys(String prefix) {
+        return RedisIdempotencyStore.clusterBuilder(uris(cluster(), Duration.ofSeconds(5))).keyPrefix(prefix).keepKeys(true).build();
+    }
+
     /** Deletes every key under {@code prefix} on every master. */
     static void deleteKeys(String prefix) {
         RedisClusterClient client = RedisClusterClient.create(uris(cluster(), Duration.ofSeconds(5)));

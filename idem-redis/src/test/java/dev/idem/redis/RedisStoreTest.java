@@ -107,7 +107,7 @@ class RedisStoreTest {
         assertThat(names).hasSizeGreaterThanOrEqualTo(5).allSatisfy(name -> {
             assertThat(name).doesNotContain(SECRET_KEY).doesNotContain(SECRET_PRINCIPAL).doesNotContain(SECRET_BODY)
                     .doesNotContain("payments");
-            assertThat(name.substring(prefix.length())).matches("\\{[0-9a-f]{2}\\}(r:[A-Za-z0-9_-]{43}|expiry)");
+            assertThat(name.substring(prefix.length())).matches("\\{[0-9a-f]{2}\\}(r:[A-Za-z0-9_-]{43}|expiry|leases)");
         });
         try (StatefulRedisConnection<byte[], byte[]> raw = RedisTests.client().connect(ByteArrayCodec.INSTANCE)) {
             for (String name : names) {

@@ -39,6 +39,11 @@ final class RedisTests {
         return RedisIdempotencyStore.builder(client()).keyPrefix(prefix).persistenceCheck(PersistenceCheck.SKIP).build();
     }
 
+    /** {@link #store} keeping the records' keys, as the admin API's lists need. */
+    static RedisIdempotencyStore storeKeepingKeys(String prefix) {
+        return RedisIdempotencyStore.builder(client()).keyPrefix(prefix).persistenceCheck(PersistenceCheck.SKIP).keepKeys(true).build();
+    }
+
     /** An admin connection with string keys and values, for looking at what a store wrote. */
     static StatefulRedisConnection<String, String> admin() {
         return client().connect();

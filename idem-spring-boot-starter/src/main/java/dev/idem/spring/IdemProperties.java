@@ -258,6 +258,13 @@ public class IdemProperties implements InitializingBean {
         private String keyPrefix = "idem:";
 
         /**
+         * Whether each record keeps its scope and idempotency key, so that the admin API lists the keys
+         * stuck past their lease by name. Off: only the keys' digests reach Redis, and those lists are
+         * refused (looking at and releasing a named key work either way).
+         */
+        private boolean keepKeys = false;
+
+        /**
          * 'require-aof': startup fails unless the server keeps records on disk (appendonly yes,
          * appendfsync always or everysec, no eviction). 'skip': no check, for a server known to persist
          * whose CONFIG command is disabled (managed Redis) or a throwaway test server.
@@ -302,6 +309,14 @@ public class IdemProperties implements InitializingBean {
 
         public void setAckTimeout(Duration ackTimeout) {
             this.ackTimeout = ackTimeout;
+        }
+
+        public boolean isKeepKeys() {
+            return keepKeys;
+        }
+
+        public void setKeepKeys(boolean keepKeys) {
+            this.keepKeys = keepKeys;
         }
 
         public String getKeyPrefix() {

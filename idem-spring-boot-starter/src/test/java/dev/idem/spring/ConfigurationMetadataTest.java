@@ -11,7 +11,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The configuration metadata that spring-boot-configuration-processor generates from
- * {@link IdemProperties} and {@link IdemInboxProperties} (merged with the additional metadata), which IDEs use to complete and
+ * {@link IdemProperties}, {@link IdemInboxProperties} and {@link IdemAdminProperties} (merged with the additional metadata), which IDEs use to complete and
  * document {@code idem.*}: every property is there, described, with its default.
  */
 class ConfigurationMetadataTest {
@@ -25,7 +25,10 @@ class ConfigurationMetadataTest {
         }
         Map<String, JsonNode> properties = new HashMap<>();
         for (JsonNode property : metadata.get("properties")) {
-            properties.put(property.get("name").asString(), property);
+            // The processor also describes the actuator endpoint's management.endpoint.idem.* settings, which are Spring Boot's.
+            if (property.get("name").asString().startsWith("idem.")) {
+                properties.put(property.get("name").asString(), property);
+            }
         }
         Map<String, String> defaults = Map.ofEntries(
                 Map.entry("idem.enabled", "true"),
@@ -48,6 +51,7 @@ class ConfigurationMetadataTest {
                 Map.entry("idem.migrations", "idem"),
                 Map.entry("idem.redis.url", "redis://127.0.0.1:6379"),
                 Map.entry("idem.redis.key-prefix", "idem:"),
+                Map.entry("idem.redis.keep-keys", "false"),
                 Map.entry("idem.redis.persistence-check", "require-aof"),
                 Map.entry("idem.redis.cluster-nodes", "[]"),
                 Map.entry("idem.redis.ack-replicas", "auto"),
@@ -68,7 +72,12 @@ class ConfigurationMetadataTest {
                 Map.entry("idem.filter.order", "-90"),
                 Map.entry("idem.inbox.max-attempts", "5"),
                 Map.entry("idem.inbox.retention", "7d"),
-                Map.entry("idem.inbox.quarantine-error", "class-name"));
+                Map.entry("idem.inbox.quarantine-error", "class-name"),
+                Map.entry("idem.admin.role", "IDEM_ADMIN"),
+                Map.entry("idem.admin.read-only", "false"),
+                Map.entry("idem.admin.show-content", "false"),
+                Map.entry("idem.admin.console.enabled", "false"),
+                Map.entry("idem.admin.console.path", "/idem-admin"));
 
         assertThat(properties.keySet()).containsExactlyInAnyOrderElementsOf(defaults.keySet());
         defaults.forEach((name, value) -> {

@@ -10,12 +10,16 @@ import dev.idem.spi.IdempotencyRecord;
 import dev.idem.spi.IdempotencyStore;
 import dev.idem.spi.RecordKey;
 import dev.idem.spi.RecordState;
+import dev.idem.spi.RecordSummary;
 import dev.idem.spi.RecoveryPoint;
+import dev.idem.spi.StoreAdministration;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -42,7 +46,7 @@ import java.util.Optional;
  * recovery points and fingerprints are immutable values (they copy their bytes in and out), so no
  * caller can change a stored record through a reference it passed in or got back.
  */
-public final class NonDurableMemoryStore implements IdempotencyStore {
+public final class NonDurableMemoryStore implements IdempotencyStore, StoreAdministration {
 
     /** IN_PROGRESS and COMPLETED are live; RELEASED is a tombstone that reads as absent. */
     private enum State {
@@ -56,6 +60,7 @@ public final class NonDurableMemoryStore implements IdempotencyStore {
         int attempt;
         Instant leaseUntil;
         Instant expiresAt;
+        Instant createdAt;
         RecoveryPoint recoveryPoint;
         StoredResponse response;
     }
@@ -89,6 +94,7 @@ public final class NonDurableMemoryStore implements IdempotencyStore {
             fresh.attempt = 1;
             fresh.leaseUntil = now.plus(request.lease());
             fresh.expiresAt = now.plus(request.retention());
+            fresh.createdAt = now;
             records.put(request.id(), fresh);
             return new ClaimOutcome.Acquired(fresh.token, fresh.attempt, Optional.empty());
         }
@@ -174,6 +180,56 @@ public final class NonDurableMemoryStore implements IdempotencyStore {
         RecordState state = e.state == State.COMPLETED ? RecordState.COMPLETED : RecordState.IN_PROGRESS;
         return Optional.of(new IdempotencyRecord(id, e.fingerprint, state, e.token, e.attempt, e.leaseUntil, e.expiresAt,
                 Optional.ofNullable(e.recoveryPoint), Optional.ofNullable(e.response)));
+    }
+
+    // ---- administration ----------------------------------------------------------------------
+
+    @Override
+    public synchronized Optional<RecordSummary> inspect(RecordKey id) {
+        return find(id).map(r -> RecordSummary.of(r, records.get(id).createdAt, clock.instant()));
+    }
+
+    @Override
+    public synchronized List<RecordSummary> expiredLeases(int limit) {
+        Arguments.between("limit", limit, 1, MAX_LIST);
+        Instant now = clock.instant();
+        return records.entrySet().stream()
+                .filter(e -> e.getValue().state == State.IN_PROGRESS && !expired(e.getValue(), now) && !e.getValue().leaseUntil.isAfter(now))
+                .sorted(Comparator.comparing((Map.Entry<RecordKey, Entry> e) -> e.getValue().leaseUntil))
+                .limit(limit)
+                .map(e -> inspect(e.getKey()).orElseThrow())
+                .toList();
+    }
+
+    @Override
+    public synchronized Optional<RecordSummary> oldestInProgress() {
+        Instant now = clock.instant();
+        return records.entrySet().stream()
+                .filter(e -> e.getValue().state == State.IN_PROGRESS && !expired(e.getValue(), now))
+                .min(Comparator.comparing((Map.Entry<RecordKey, Entry> e) -> e.getValue().createdAt))
+                .flatMap(e -> inspect(e.getKey()));
+    }
+
+    @Override
+    public synchronized ReleaseResult releaseStuck(RecordKey id, long token, boolean force) {
+        Objects.requireNonNull(id, "id is null");
+        Instant now = clock.instant();
+        Entry e = records.get(id);
+        if (e == null || e.state != State.IN_PROGRESS || expired(e, now)) {
+            return ReleaseResult.NOT_IN_PROGRESS;
+        }
+        if (e.token != token) {
+            return ReleaseResult.TOKEN_CHANGED;
+        }
+        if (!force && e.leaseUntil.isAfter(now)) {
+            return ReleaseResult.LEASE_LIVE;
+        }
+        // A tombstone under a larger token: the holder's writes miss, the next claim's token grows from it.
+        e.token = nextToken(e.token);
+        e.state = State.RELEASED;
+        e.leaseUntil = now;
+        e.recoveryPoint = null;
+        return ReleaseResult.RELEASED;
     }
 
     /** How many entries (live, expired or tombstones) the heap holds; for tests of purging. */

@@ -12,6 +12,11 @@ public abstract class StoreFixture {
     /** The store of the running test. */
     protected IdempotencyStore store;
 
+    /** The store of the running test: what {@link StoreAdministrationContract} runs against. */
+    public IdempotencyStore store() {
+        return store;
+    }
+
     /** A new, empty store on a real server (tables created). */
     protected abstract IdempotencyStore newStore();
 

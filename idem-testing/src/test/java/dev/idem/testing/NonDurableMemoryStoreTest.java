@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
  * The store contract against {@link NonDurableMemoryStore} on the system clock (the contract sleeps
  * in real time), plus checks on an adjustable clock of what the contract cannot see from outside.
  */
-class NonDurableMemoryStoreTest extends IdempotencyStoreContract {
+class NonDurableMemoryStoreTest extends IdempotencyStoreContract implements StoreAdministrationContract {
 
     @Override
     protected IdempotencyStore newStore() {

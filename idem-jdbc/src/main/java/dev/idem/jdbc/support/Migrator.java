@@ -58,7 +58,8 @@ public final class Migrator {
             new Migration(3, "create_idem_outbox", Tables.DEFAULT_OUTBOX_TABLE),
             new Migration(4, "create_idem_window_total", Tables.DEFAULT_WINDOW_TOTAL_TABLE),
             // idem-kafka's offsets; its history table has recorded this file as 1 since before the numbers were shared.
-            new Migration(5, "create_idem_kafka_offset", "idem_kafka_offset", 1));
+            new Migration(5, "create_idem_kafka_offset", "idem_kafka_offset", 1),
+            new Migration(6, "index_idem_record_in_progress", Tables.DEFAULT_RECORD_TABLE));
 
     private final Lock lock;
     private final SqlStatements sql;

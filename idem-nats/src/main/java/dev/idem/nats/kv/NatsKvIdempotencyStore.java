@@ -12,7 +12,10 @@ import dev.idem.spi.IdempotencyRecord;
 import dev.idem.spi.IdempotencyStore;
 import dev.idem.spi.RecordKey;
 import dev.idem.spi.RecordState;
+import dev.idem.spi.RecordSummary;
 import dev.idem.spi.RecoveryPoint;
+import dev.idem.spi.StoreAdministration;
+import dev.idem.spi.Arguments;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.KeyValue;
@@ -30,10 +33,14 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Base64;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.function.BiFunction;
 import java.util.regex.Pattern;
@@ -99,7 +106,7 @@ import java.util.regex.Pattern;
  * <p>Thread-safe. The connection is the caller's: {@link #close()} only deletes the store's clock
  * entry. Timeouts and unreachable servers throw {@link StoreException}.
  */
-public final class NatsKvIdempotencyStore implements IdempotencyStore, AutoCloseable {
+public final class NatsKvIdempotencyStore implements IdempotencyStore, StoreAdministration, AutoCloseable {
     private static final String NAME = "NATS KV store";
     private static final String RECORD_PREFIX = "r.";
     /** JetStream's error code for a write whose expected last revision is not the key's. */
@@ -154,7 +161,7 @@ public final class NatsKvIdempotencyStore implements IdempotencyStore, AutoClose
                 long written = entry == null ? 0 : millis(entry);
                 long now = entry == null ? 0 : clock.nowMillis();
                 StoredRecord fresh = new StoredRecord(id.scope().value(), id.key().value(), request.fingerprint().value(),
-                        StoredRecord.SELF, 1, true, lease, true, retention, null, null);
+                        StoredRecord.SELF, 1, true, lease, true, retention, null, null, StoredRecord.SELF);
                 if (record == null || !record.liveAt(now, written)) {
                     Long revision = conditionally(() -> entry == null ? kv.create(name, fresh.encode())
                             : kv.update(name, fresh.encode(), entry.getRevision()));
@@ -177,7 +184,7 @@ public final class NatsKvIdempotencyStore implements IdempotencyStore, AutoClose
                 long expires = record.expiresAt(written);
                 boolean keepEnd = expires > now + retention;
                 StoredRecord taken = new StoredRecord(record.scope(), record.key(), record.fingerprint(), StoredRecord.SELF,
-                        record.attempt() + 1, true, lease, !keepEnd, keepEnd ? expires : retention, record.point(), null);
+                        record.attempt() + 1, true, lease, !keepEnd, keepEnd ? expires : retention, record.point(), null, record.createdAt(written));
                 Long revision = conditionally(() -> kv.update(name, taken.encode(), entry.getRevision()));
                 if (revision != null) {
                     return new ClaimOutcome.Acquired(revision, taken.attempt(), Optional.ofNullable(record.point()));
@@ -190,7 +197,8 @@ public final class NatsKvIdempotencyStore implements IdempotencyStore, AutoClose
     public void checkpoint(RecordKey id, long token, RecoveryPoint point) {
         Objects.requireNonNull(point, "recovery point is null");
         ownerWrite("checkpoint", id, token, (record, written) -> new StoredRecord(record.scope(), record.key(), record.fingerprint(),
-                token, record.attempt(), false, record.leaseUntil(written), false, record.expiresAt(written), point, null));
+                token, record.attempt(), false, record.leaseUntil(written), false, record.expiresAt(written), point, null,
+                record.createdAt(written)));
     }
 
     @Override
@@ -199,7 +207,7 @@ public final class NatsKvIdempotencyStore implements IdempotencyStore, AutoClose
         Arguments.positive("retention", retention);
         requireWithinAge("complete", "retention", retention);
         ownerWrite("complete", id, token, (record, written) -> new StoredRecord(record.scope(), record.key(), record.fingerprint(),
-                token, record.attempt(), true, 0, true, retention.toMillis(), record.point(), response));
+                token, record.attempt(), true, 0, true, retention.toMillis(), record.point(), response, record.createdAt(written)));
     }
 
     @Override
@@ -218,7 +226,8 @@ public final class NatsKvIdempotencyStore implements IdempotencyStore, AutoClose
         // reader's lower bound of the leader's clock may not have reached yet.
         boolean ended = lease.isZero();
         ownerWrite("renew", id, token, (record, written) -> new StoredRecord(record.scope(), record.key(), record.fingerprint(),
-                token, record.attempt(), !ended, lease.toMillis(), false, record.expiresAt(written), record.point(), null));
+                token, record.attempt(), !ended, lease.toMillis(), false, record.expiresAt(written), record.point(), null,
+                record.createdAt(written)));
     }
 
     /**
@@ -279,6 +288,114 @@ public final class NatsKvIdempotencyStore implements IdempotencyStore, AutoClose
                     record.attempt(), Instant.ofEpochMilli(record.leaseUntil(written)), Instant.ofEpochMilli(record.expiresAt(written)),
                     Optional.ofNullable(record.point()), Optional.ofNullable(record.response())));
         });
+    }
+
+    // ---- administration (StoreAdministration) ---------------------------------------------------
+
+    @Override
+    public Optional<RecordSummary> inspect(RecordKey id) {
+        String name = keyName(id);
+        return call("inspect", id.scope(), () -> {
+            KeyValueEntry entry = kv.get(name);
+            if (entry == null) {
+                return Optional.empty();
+            }
+            StoredRecord record = read(entry, id);
+            long now = clock.nowMillis();
+            return record.liveAt(now, millis(entry)) ? Optional.of(summary(id, record, entry, now)) : Optional.empty();
+        });
+    }
+
+    /**
+     * The records in progress whose lease is over, the longest-expired first. JetStream has no index
+     * by lease: it reads every record of the bucket (one pass, as {@link #purge} does), so it suits an
+     * operator's occasional look, not a meter polled every few seconds on a large bucket.
+     */
+    @Override
+    public List<RecordSummary> expiredLeases(int limit) {
+        Arguments.between("limit", limit, 1, MAX_LIST);
+        return call("list expired leases", null, () -> inProgress().stream()
+                .filter(RecordSummary::leaseExpired)
+                .sorted(Comparator.comparing(RecordSummary::leaseUntil))
+                .limit(limit)
+                .toList());
+    }
+
+    /** The record in progress claimed first; like {@link #expiredLeases}, it reads every record of the bucket. */
+    @Override
+    public Optional<RecordSummary> oldestInProgress() {
+        return call("find the oldest in progress", null, () -> inProgress().stream()
+                .min(Comparator.comparing((RecordSummary s) -> s.createdAt().orElse(Instant.MAX))));
+    }
+
+    /**
+     * Deletes the record at the revision read, if it is in progress under {@code token} and (unless
+     * forced) its lease is over. The holder's writes then find no record and fail; the next claim's
+     * token is a later revision of the bucket, so larger.
+     */
+    @Override
+    public ReleaseResult releaseStuck(RecordKey id, long token, boolean force) {
+        String name = keyName(id);
+        return call("release a stuck record", id.scope(), () -> {
+            while (true) {
+                KeyValueEntry entry = kv.get(name);
+                StoredRecord record = entry == null ? null : read(entry, id);
+                long written = entry == null ? 0 : millis(entry);
+                if (record == null || record.completed() || !record.liveAt(clock.nowMillis(), written)) {
+                    return ReleaseResult.NOT_IN_PROGRESS;
+                }
+                if (record.tokenAt(entry.getRevision()) != token) {
+                    return ReleaseResult.TOKEN_CHANGED;
+                }
+                if (!force && record.leaseUntil(written) > clock.nowMillis()) {
+                    return ReleaseResult.LEASE_LIVE;
+                }
+                Long landed = conditionally(() -> {
+                    kv.delete(name, entry.getRevision());
+                    return 0L;
+                });
+                if (landed != null) {
+                    return ReleaseResult.RELEASED;
+                }
+                // The owner wrote meanwhile (a renewal, a checkpoint): decide again on what it wrote.
+            }
+        });
+    }
+
+    /** Every live record in progress of the bucket, in no order. */
+    private List<RecordSummary> inProgress() throws IOException, JetStreamApiException {
+        List<String> names;
+        try {
+            names = kv.keys(RECORD_PREFIX + ">");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while listing the bucket's keys", e);
+        }
+        List<RecordSummary> out = new ArrayList<>();
+        for (String name : names) {
+            KeyValueEntry entry = kv.get(name);
+            if (entry == null) {
+                continue;
+            }
+            StoredRecord record = StoredRecord.decode(entry.getValue());
+            long now = clock.nowMillis();
+            if (!record.completed() && record.liveAt(now, millis(entry))) {
+                RecordKey id = new RecordKey(Scope.parse(record.scope()), dev.idem.IdempotencyKey.of(record.key()));
+                out.add(summary(id, record, entry, now));
+            }
+        }
+        return out;
+    }
+
+    private static RecordSummary summary(RecordKey id, StoredRecord record, KeyValueEntry entry, long now) {
+        long written = millis(entry);
+        long created = record.createdAt(written);
+        StoredResponse response = record.response();
+        return RecordSummary.of(id, record.completed() ? RecordState.COMPLETED : RecordState.IN_PROGRESS, record.tokenAt(entry.getRevision()),
+                record.attempt(), Instant.ofEpochMilli(record.leaseUntil(written)), created < 0 ? null : Instant.ofEpochMilli(created),
+                Instant.ofEpochMilli(record.expiresAt(written)), Optional.ofNullable(record.point()),
+                response == null ? OptionalInt.empty() : OptionalInt.of(response.status()),
+                response == null ? OptionalLong.empty() : OptionalLong.of(response.bodyLength()), Instant.ofEpochMilli(now));
     }
 
     /** Deletes the store's clock entry (best effort); the connection stays open. */

@@ -25,12 +25,22 @@ import java.util.Map;
  * @param key         the idempotency key's value, kept for the same reason
  * @param point       the last recovery point, or null
  * @param response    the response of a completed record, or null while in progress
+ * @param created     when the record was first claimed: {@link #SELF} for this entry's own timestamp, or
+ *                    {@link #UNKNOWN} for an entry of the first format, which did not keep it
  */
 record StoredRecord(String scope, String key, String fingerprint, long token, int attempt,
                     boolean leaseRelative, long lease, boolean expiryRelative, long expires,
-                    RecoveryPoint point, StoredResponse response) {
+                    RecoveryPoint point, StoredResponse response, long created) {
     static final long SELF = 0;
-    private static final byte FORMAT = 1;
+    static final long UNKNOWN = -1;
+    /** Format 2 added the creation time at the end; format 1 entries are still read. */
+    private static final byte FORMAT = 2;
+    private static final byte FIRST_FORMAT = 1;
+
+    /** When the record was first claimed, on the leader's clock; {@link #UNKNOWN} if the entry does not say. */
+    long createdAt(long written) {
+        return created == SELF ? written : created;
+    }
 
     boolean completed() {
         return response != null;
@@ -86,6 +96,7 @@ record StoredRecord(String scope, String key, String fingerprint, long token, in
                 }
                 blob(out, response.body());
             }
+            out.writeLong(created);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -95,7 +106,8 @@ record StoredRecord(String scope, String key, String fingerprint, long token, in
     /** @throws IllegalArgumentException (or a buffer underflow) if the bytes are not an encoding this class made */
     static StoredRecord decode(byte[] value) {
         ByteBuffer in = ByteBuffer.wrap(value);
-        if (in.get() != FORMAT) {
+        byte format = in.get();
+        if (format != FORMAT && format != FIRST_FORMAT) {
             throw new IllegalArgumentException("unknown record format " + value[0]);
         }
         String scope = text(in);
@@ -124,10 +136,12 @@ record StoredRecord(String scope, String key, String fingerprint, long token, in
             }
             response = StoredResponse.of(status, headers, blob(in));
         }
+        long created = format == FIRST_FORMAT ? UNKNOWN : in.getLong();
         if (in.hasRemaining()) {
             throw new IllegalArgumentException(in.remaining() + " bytes after the record");
         }
-        return new StoredRecord(scope, key, fingerprint, token, attempt, leaseRelative, lease, expiryRelative, expires, point, response);
+        return new StoredRecord(scope, key, fingerprint, token, attempt, leaseRelative, lease, expiryRelative, expires, point, response,
+                created);
     }
 
     private static void text(DataOutputStream out, String s) throws IOException {

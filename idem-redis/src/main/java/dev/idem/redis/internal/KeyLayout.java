@@ -12,8 +12,10 @@ import java.util.Base64;
  * SHA-256 of the scope and the idempotency key (each length-prefixed), in base64url, so neither value
  * appears in key names, in {@code MONITOR}, in slow logs or in exceptions. Its first byte picks one
  * of {@value #SHARDS} shards; each shard has an expiry index {@code <prefix>{<shard>}expiry}, a
- * sorted set of its records by the time they stop being live. The shard in braces is the hash tag,
- * so a record and its index share a hash slot and one script may touch both on Redis Cluster.
+ * sorted set of its records by the time they stop being live, and a lease index {@code <prefix>{<shard>}leases},
+ * a sorted set of its records in progress by the end of their lease (what an operator's list of
+ * stuck records reads). The shard in braces is the hash tag, so a record and its indexes share a
+ * hash slot and one script may touch them all on Redis Cluster.
  */
 public final class KeyLayout {
     /** Enough to spread the slots over the nodes of any cluster; few enough that a purge visits them all quickly. */
@@ -30,12 +32,17 @@ public final class KeyLayout {
         byte[] digest = digest(id);
         String shard = shardTag(digest[0] & 0xFF);
         String name = Base64.getUrlEncoder().withoutPadding().encodeToString(digest);
-        return new Keys(ascii(prefix + shard + "r:" + name), ascii(prefix + shard + "expiry"));
+        return new Keys(ascii(prefix + shard + "r:" + name), ascii(prefix + shard + "expiry"), ascii(prefix + shard + "leases"));
     }
 
     /** The expiry index of shard {@code shard} (0 to {@value #SHARDS} - 1). */
     public byte[] index(int shard) {
         return ascii(prefix + shardTag(shard) + "expiry");
+    }
+
+    /** The lease index of shard {@code shard} (0 to {@value #SHARDS} - 1). */
+    public byte[] leases(int shard) {
+        return ascii(prefix + shardTag(shard) + "leases");
     }
 
     private static String shardTag(int shard) {
@@ -63,10 +70,11 @@ public final class KeyLayout {
         return s.getBytes(StandardCharsets.UTF_8);
     }
 
-    /** A record's key and its shard's expiry index, the two keys of every script on one record. */
-    public record Keys(byte[] record, byte[] index) {
-        public byte[][] both() {
-            return new byte[][] {record, index};
+    /** A record's key and its shard's expiry and lease indexes, the keys of the scripts on one record. */
+    public record Keys(byte[] record, byte[] index, byte[] leases) {
+        /** The record and both of its shard's indexes, in that order: the keys of every script that writes a record. */
+        public byte[][] withIndexes() {
+            return new byte[][] {record, index, leases};
         }
 
         public byte[][] recordOnly() {

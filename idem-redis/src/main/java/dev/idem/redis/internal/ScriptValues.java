@@ -24,6 +24,10 @@ public final class ScriptValues {
         return s.getBytes(StandardCharsets.US_ASCII);
     }
 
+    public static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
     public static long integer(Object reply) {
         return (Long) reply;
     }

@@ -75,7 +75,7 @@ public final class RedisStores {
         } else {
             builder.noReplicaAcknowledgement();
         }
-        return builder.persistenceCheck(settings.getPersistenceCheck() == IdemProperties.Redis.PersistenceCheck.SKIP
+        return builder.keepKeys(settings.isKeepKeys()).persistenceCheck(settings.getPersistenceCheck() == IdemProperties.Redis.PersistenceCheck.SKIP
                 ? PersistenceCheck.SKIP : PersistenceCheck.REQUIRE_AOF).build();
     }
 

@@ -42,8 +42,9 @@ enum MigrationTool {
      * but the windowed totals' V4 (idem-upserts is not a dependency of the starter).
      */
     List<String> allOfIdem() {
-        return this == FLYWAY ? List.of("1", "2", "3", "5")
-                : List.of("V1__create_idem_record", "V2__create_idem_inbox", "V3__create_idem_outbox", "V5__create_idem_kafka_offset");
+        return this == FLYWAY ? List.of("1", "2", "3", "5", "6")
+                : List.of("V1__create_idem_record", "V2__create_idem_inbox", "V3__create_idem_outbox", "V5__create_idem_kafka_offset",
+                        "V6__index_idem_record_in_progress");
     }
 
     /** The test application with {@code idem.migrations=<this tool>} on the database, the store and the inbox made. */

@@ -1,0 +1,6 @@
+-- liquibase formatted sql
+-- changeset idem:V6__index_idem_record_in_progress
+-- idem: the records in progress by lease end (PostgreSQL), for operators: the records past their lease
+-- and the oldest in progress, without reading the whole table. Partial: only in-progress rows, a
+-- small part of the table, are in it.
+CREATE INDEX IF NOT EXISTS idem_record_in_progress_idx ON idem_record (lease_until) WHERE state = 0;
