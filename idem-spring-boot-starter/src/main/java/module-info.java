@@ -46,7 +46,6 @@ module dev.idem.spring {
     requires static transitive dev.idem.admin;
     requires static dev.idem.outbox;
     requires static spring.boot.actuator;
-    requires static org.jspecify;
 
     exports dev.idem.spring;
 

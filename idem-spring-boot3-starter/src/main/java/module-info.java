@@ -45,11 +45,15 @@ module dev.idem.spring {
     requires static flyway.core;
     requires static liquibase.core;
     requires static transitive com.fasterxml.jackson.databind;
+    requires static transitive dev.idem.admin;
+    requires static dev.idem.outbox;
+    requires static spring.boot.actuator;
 
     exports dev.idem.spring;
 
     opens dev.idem.spring to spring.core, spring.beans, spring.context;
     opens dev.idem.spring.internal to spring.core, spring.beans, spring.context;
+    opens dev.idem.spring.internal.admin to spring.core, spring.beans, spring.context, spring.boot.actuator;
     opens dev.idem.spring.internal.listener to spring.core, spring.beans, spring.context;
     opens dev.idem.spring.internal.listener.kafka to spring.core, spring.beans, spring.context;
     opens dev.idem.spring.internal.listener.rabbit to spring.core, spring.beans, spring.context;

@@ -98,12 +98,12 @@ final class ClaimRows {
         return StoredResponse.of(rs.getInt("status"), HeaderCodec.decode(rs.getString("headers")), body == null ? new byte[0] : body);
     }
 
-    private static Optional<RecoveryPoint> recoveryPoint(String phase, byte[] state) {
+    static Optional<RecoveryPoint> recoveryPoint(String phase, byte[] state) {
         return phase == null ? Optional.empty() : Optional.of(RecoveryPoint.of(phase, state == null ? new byte[0] : state));
     }
 
     /** 0 and 1 are live states; 2 (released) reads as absent. */
-    private static RecordState state(int code) {
+    static RecordState state(int code) {
         switch (code) {
             case 0:
                 return RecordState.IN_PROGRESS;

@@ -126,7 +126,7 @@ final class JdbcStoreAdministration implements StoreAdministration {
         return RecordSummary.of(id, completed ? RecordState.COMPLETED : RecordState.IN_PROGRESS, rs.getLong("token"), rs.getInt("attempt"),
                 Instant.ofEpochMilli(rs.getLong("lease_until")), createdAt,
                 Instant.ofEpochMilli(rs.getLong("expires_at")),
-                JdbcIdempotencyStore.recoveryPoint(rs.getString("recovery_phase"), rs.getBytes("recovery_state")),
+                ClaimRows.recoveryPoint(rs.getString("recovery_phase"), rs.getBytes("recovery_state")),
                 responseStatus, responseBytes, Instant.ofEpochMilli(rs.getLong("now_ms")));
     }
 }

@@ -50,8 +50,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class JdbcStoreBadInputTest {
     /** The record track's migrations, each applied once: its history has one row per file (V1, V6). */
-    private static final long RECORD_MIGRATIONS = dev.idem.jdbc.internal.Migrator.MIGRATIONS.stream()
-            .filter(m -> m.track().equals(dev.idem.jdbc.internal.Tables.DEFAULT_RECORD_TABLE)).count();
+    private static final long RECORD_MIGRATIONS = dev.idem.jdbc.support.Migrator.MIGRATIONS.stream()
+            .filter(m -> m.track().equals(dev.idem.jdbc.support.Tables.DEFAULT_RECORD_TABLE)).count();
 
     private static final Duration LONG = Duration.ofMinutes(10);
 

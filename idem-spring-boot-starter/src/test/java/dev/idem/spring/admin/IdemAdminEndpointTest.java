@@ -34,7 +34,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.SpringApplication;
-import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -70,7 +69,7 @@ class IdemAdminEndpointTest {
         DataSource dataSource = db.dataSource();
         application.addInitializers(context -> context.getBeanFactory().registerSingleton("dataSource", dataSource));
         app = application.run(args.toArray(String[]::new));
-        base = URI.create("http://127.0.0.1:" + ((WebServerApplicationContext) app).getWebServer().getPort() + "/");
+        base = URI.create("http://127.0.0.1:" + app.getEnvironment().getProperty("local.server.port") + "/");
     }
 
     @AfterEach

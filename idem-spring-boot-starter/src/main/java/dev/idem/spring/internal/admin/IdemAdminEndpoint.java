@@ -7,7 +7,7 @@ import java.security.Principal;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.NoSuchElementException;
-import org.jspecify.annotations.Nullable;
+import org.springframework.lang.Nullable;
 import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -22,6 +22,9 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
  * cross-site form cannot send). Reads are guarded as the application guards its actuator endpoints;
  * actions also need the role {@code idem.admin.role} and are refused in read-only mode.
  */
+// Spring's @Nullable marks the optional query parameters on both Boot lines: Boot 3's actuator looks for
+// that annotation only, Boot 4's for any annotation named Nullable (Spring 7 deprecates this one).
+@SuppressWarnings("deprecation")
 @Endpoint(id = "idem")
 public class IdemAdminEndpoint {
     private final IdemAdmin admin;
