@@ -272,38 +272,39 @@ public final class NatsKvIdempotencyStore implements IdempotencyStore, StoreAdmi
 
     @Override
     public Optional<IdempotencyRecord> find(RecordKey id) {
-        String name = keyName(id);
-        return call("find", id.scope(), () -> {
-            KeyValueEntry entry = kv.get(name);
-            if (entry == null) {
-                return Optional.empty();
-            }
-            StoredRecord record = read(entry, id);
+        return readLive("find", id, (entry, record, now) -> {
             long written = millis(entry);
-            if (!record.liveAt(clock.nowMillis(), written)) {
-                return Optional.empty();
-            }
-            return Optional.of(new IdempotencyRecord(id, Fingerprint.parse(record.fingerprint()),
+            return new IdempotencyRecord(id, Fingerprint.parse(record.fingerprint()),
                     record.completed() ? RecordState.COMPLETED : RecordState.IN_PROGRESS, record.tokenAt(entry.getRevision()),
                     record.attempt(), Instant.ofEpochMilli(record.leaseUntil(written)), Instant.ofEpochMilli(record.expiresAt(written)),
-                    Optional.ofNullable(record.point()), Optional.ofNullable(record.response())));
+                    Optional.ofNullable(record.point()), Optional.ofNullable(record.response()));
         });
     }
 
-    // ---- administration (StoreAdministration) ---------------------------------------------------
-
-    @Override
-    public Optional<RecordSummary> inspect(RecordKey id) {
+    /** What {@code view} makes of the record under {@code id}, read now; empty if it is absent or not live. */
+    private <T> Optional<T> readLive(String operation, RecordKey id, LiveView<T> view) {
         String name = keyName(id);
-        return call("inspect", id.scope(), () -> {
+        return call(operation, id.scope(), () -> {
             KeyValueEntry entry = kv.get(name);
             if (entry == null) {
                 return Optional.empty();
             }
             StoredRecord record = read(entry, id);
             long now = clock.nowMillis();
-            return record.liveAt(now, millis(entry)) ? Optional.of(summary(id, record, entry, now)) : Optional.empty();
+            return record.liveAt(now, millis(entry)) ? Optional.of(view.of(entry, record, now)) : Optional.empty();
         });
+    }
+
+    /** A live record's entry, its decoded content and the clock's reading, turned into what a read answers. */
+    private interface LiveView<T> {
+        T of(KeyValueEntry entry, StoredRecord record, long now);
+    }
+
+    // ---- administration (StoreAdministration) ---------------------------------------------------
+
+    @Override
+    public Optional<RecordSummary> inspect(RecordKey id) {
+        return readLive("inspect", id, (entry, record, now) -> summary(id, record, entry, now));
     }
 
     /**
