@@ -6,21 +6,25 @@ import dev.idem.InFlightPolicy;
 import dev.idem.Sweeper;
 import dev.idem.jdbc.JdbcIdempotencyStore;
 import dev.idem.nats.kv.NatsKvIdempotencyStore;
+import dev.idem.outbox.Outbox;
 import dev.idem.redis.RedisIdempotencyStore;
 import dev.idem.spi.IdempotencyStore;
 import dev.idem.spring.internal.BootAutoConfigurations;
 import dev.idem.spring.internal.CompositeIdemListener;
 import dev.idem.spring.internal.IdemMigrations;
-import dev.idem.spring.internal.NoIdempotencyStoreException;
-import dev.idem.spring.internal.NatsKvStores;
-import dev.idem.spring.internal.RedisStores;
 import dev.idem.spring.internal.MicrometerSweeperMeters;
+import dev.idem.spring.internal.NatsKvStores;
+import dev.idem.spring.internal.NoIdempotencyStoreException;
+import dev.idem.spring.internal.OperatorGauges;
+import dev.idem.spring.internal.RedisStores;
 import dev.idem.spring.internal.SweeperLifecycle;
 import dev.idem.spring.internal.SweeperMeters;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
 import java.util.stream.Collectors;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -30,6 +34,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -191,6 +196,42 @@ public class IdemAutoConfiguration {
         @ConditionalOnBean(MeterRegistry.class)
         MicrometerIdemListener idemMicrometerListener(MeterRegistry registry) {
             return new MicrometerIdemListener(registry);
+        }
+
+        /**
+         * The operators' gauges ({@link OperatorGauges}): the store's records past their lease, and each
+         * outbox bean's backlog; registered once every singleton exists, so outboxes the application
+         * declares are found too.
+         */
+        @Bean
+        @ConditionalOnBean({MeterRegistry.class, Idem.class})
+        SmartInitializingSingleton idemOperatorGauges(MeterRegistry registry, Idem idem, ApplicationContext context) {
+            return () -> {
+                OperatorGauges.registerStore(registry, idem.store());
+                if (OutboxGauges.PRESENT) {
+                    OutboxGauges.register(registry, context);
+                }
+            };
+        }
+
+        /** The outboxes' gauges, in a class of their own so that idem-outbox stays optional. */
+        static final class OutboxGauges {
+            static final boolean PRESENT = present("dev.idem.outbox.Outbox");
+
+            static void register(MeterRegistry registry, ApplicationContext context) {
+                context.getBeansOfType(Outbox.class).forEach((name, outbox) -> OperatorGauges.registerOutbox(registry, name,
+                        () -> outbox.backlog(1).pending(),
+                        () -> outbox.backlog(1).oldestAge().map(Duration::toMillis).orElse(0L)));
+            }
+
+            private static boolean present(String name) {
+                try {
+                    Class.forName(name, false, OutboxGauges.class.getClassLoader());
+                    return true;
+                } catch (ClassNotFoundException | LinkageError e) {
+                    return false;
+                }
+            }
         }
 
         /** {@code idem.sweeper.*} meters for every sweeper the context runs. */

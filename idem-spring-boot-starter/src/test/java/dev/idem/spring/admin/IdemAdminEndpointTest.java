@@ -76,9 +76,11 @@ class IdemAdminEndpointTest {
     void stop() {
         if (app != null) {
             app.close();
+            app = null;
         }
         if (db != null) {
             db.close();
+            db = null;
         }
     }
 
@@ -99,6 +101,29 @@ class IdemAdminEndpointTest {
         assertThat(JSON.readTree(one.body()).get("record").get("state").asString()).isEqualTo("IN_PROGRESS");
         assertThat(get("actuator/idem/records?scope=" + java.net.URLEncoder.encode(stuck.scope().value(), StandardCharsets.UTF_8)
                 + "&key=absent").statusCode()).isEqualTo(404);
+    }
+
+    @Test
+    @DisplayName("the operators' gauges: the records past their lease and the outbox's backlog, read from the store")
+    void operatorGauges() throws Exception {
+        start();
+        MeterRegistry registry = app.getBean(MeterRegistry.class);
+        assertThat(registry.get("idem.records.past.lease").gauge().value()).as("nothing stuck yet").isZero();
+        assertThat(registry.get("idem.outbox.pending").tag("outbox", "orders").gauge().value()).isZero();
+        assertThat(registry.get("idem.outbox.oldest.age").tag("outbox", "orders").gauge().value()).isZero();
+
+        // A fresh application, so that no reading is reused: a key abandoned past its lease and an event not sent.
+        stop();
+        start();
+        claimAndAbandon("stuck");
+        try (Connection c = db.dataSource().getConnection()) {
+            app.getBean(dev.idem.outbox.Outbox.class).append(c, "payment", "p-1", "paid", "{}".getBytes(StandardCharsets.UTF_8));
+        }
+        Thread.sleep(1100);
+        registry = app.getBean(MeterRegistry.class);
+        assertThat(registry.get("idem.records.past.lease").gauge().value()).isEqualTo(1.0);
+        assertThat(registry.get("idem.outbox.pending").tag("outbox", "orders").gauge().value()).isEqualTo(1.0);
+        assertThat(registry.get("idem.outbox.oldest.age").tag("outbox", "orders").gauge().value()).isGreaterThanOrEqualTo(1.0);
     }
 
     @Test
