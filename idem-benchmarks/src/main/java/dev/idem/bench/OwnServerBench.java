@@ -270,7 +270,7 @@ final class OwnServerBench {
     /**
      * The store's claim and complete scripts by {@code EVALSHA}: the texts idem-redis ships, each its
      * shared {@code common.lua} followed by the operation's file (as the store sends them), with keys of
-     * the store's layout ({@code idem:{<shard>}r:<base64url SHA-256>} and the shard's expiry index) and
+     * the store's layout ({@code idem:{<shard>}r:<base64url SHA-256>}, the shard's expiry and lease indexes) and
      * the store's arguments.
      */
     static final class RawScripts {
@@ -336,7 +336,7 @@ final class OwnServerBench {
             byte[] digest = sha256(key.getBytes(StandardCharsets.UTF_8));
             String shard = String.format("{%02x}", digest[0] & 0xFF);
             return new byte[][] {ascii("idem:" + shard + "r:" + Base64.getUrlEncoder().withoutPadding().encodeToString(digest)),
-                    ascii("idem:" + shard + "expiry")};
+                    ascii("idem:" + shard + "expiry"), ascii("idem:" + shard + "leases")};
         }
 
         private static byte[] script(String operation) {
