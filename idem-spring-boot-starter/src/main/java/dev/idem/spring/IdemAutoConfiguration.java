@@ -204,10 +204,11 @@ public class IdemAutoConfiguration {
          * declares are found too.
          */
         @Bean
-        @ConditionalOnBean({MeterRegistry.class, Idem.class})
-        SmartInitializingSingleton idemOperatorGauges(MeterRegistry registry, Idem idem, ApplicationContext context) {
+        @ConditionalOnBean(MeterRegistry.class)
+        SmartInitializingSingleton idemOperatorGauges(MeterRegistry registry, ObjectProvider<Idem> idem, ApplicationContext context) {
+            // The engine is defined by the enclosing configuration, after this nested one is read: looked up, not a condition.
             return () -> {
-                OperatorGauges.registerStore(registry, idem.store());
+                idem.ifAvailable(engine -> OperatorGauges.registerStore(registry, engine.store()));
                 if (OutboxGauges.PRESENT) {
                     OutboxGauges.register(registry, context);
                 }

@@ -117,7 +117,9 @@ class IdemAdminEndpointTest {
         start();
         claimAndAbandon("stuck");
         try (Connection c = db.dataSource().getConnection()) {
+            c.setAutoCommit(false);
             app.getBean(dev.idem.outbox.Outbox.class).append(c, "payment", "p-1", "paid", "{}".getBytes(StandardCharsets.UTF_8));
+            c.commit();
         }
         Thread.sleep(1100);
         registry = app.getBean(MeterRegistry.class);
