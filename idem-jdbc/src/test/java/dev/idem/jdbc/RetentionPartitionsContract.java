@@ -145,10 +145,13 @@ abstract class RetentionPartitionsContract {
             }
         });
         maintainer.start();
+        // The claims go on until a partition has been dropped under them (150 operations a thread at least): on a
+        // quiet machine 150 take about a second, which a one-second partition may outlive.
+        long loadUntil = System.nanoTime() + Duration.ofSeconds(20).toNanos();
         try {
             Concurrently.call(6, () -> {
                 ThreadLocalRandom random = ThreadLocalRandom.current();
-                for (int n = 0; n < 150; n++) {
+                for (int n = 0; n < 150 || (dropped.get() == 0 && System.nanoTime() < loadUntil); n++) {
                     int op = random.nextInt(10);
                     if (op < 4) {
                         int i = random.nextInt(longKeys);
