@@ -29,6 +29,11 @@ class MariadbFailoverTest extends FailoverContract {
             }
 
             @Override
+            public String standbyUrl() {
+                return maria.replicaApplicationUrl(DATABASE);
+            }
+
+            @Override
             public void awaitStandbyCaughtUp() {
                 maria.awaitReplicaCaughtUp();
             }

@@ -20,6 +20,11 @@ class PostgresFailoverTest extends FailoverContract {
             }
 
             @Override
+            public String standbyUrl() {
+                return pg.standbyUrl();
+            }
+
+            @Override
             public void awaitStandbyCaughtUp() {
                 pg.awaitStandbyCaughtUp();
             }

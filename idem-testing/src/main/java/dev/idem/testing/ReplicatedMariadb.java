@@ -19,7 +19,12 @@ import java.util.Optional;
  * Replication is semi-synchronous ({@code rpl_semi_sync_master_enabled} with wait point
  * {@code AFTER_SYNC}: a commit is acknowledged once the replica has it in its relay log) or
  * asynchronous. The binary log is on with {@code sync_binlog = 1} and
- * {@code innodb_flush_log_at_trx_commit = 1}. The caller closes it; a JVM exit stops whatever is left.
+ * {@code innodb_flush_log_at_trx_commit = 1}. The replica runs {@code read_only}, which does not hold
+ * root (its {@code READ ONLY ADMIN} privilege writes through it): the application's URLs connect as
+ * {@value #APPLICATION_USER}, an ordinary user (data privileges and {@code PROCESS}), as a real
+ * application does, so a write that reaches the replica before its promotion is refused instead of
+ * landing beside the relay log it has not applied yet. The caller closes it; a JVM exit stops
+ * whatever is left.
  *
  * <p>Needs {@code mariadbd} and {@code mariadb-install-db} (10.6 or later; semi-sync is built in from
  * 10.3). Run as root, they run as the {@code mysql} OS user. Without them the calling test is
@@ -29,6 +34,8 @@ import java.util.Optional;
 public final class ReplicatedMariadb implements AutoCloseable {
     /** The name {@code IDEM_REQUIRE_SERVICES} knows this service by. */
     public static final String SERVICE = "mariadb-replica";
+    /** The user the application's URLs connect as: no privilege that writes through {@code read_only}. */
+    public static final String APPLICATION_USER = "idem_app";
     private static final String USER = "mysql";
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
     /** How long the primary waits for a replica's acknowledgement before it falls back to asynchronous. */
@@ -52,7 +59,11 @@ public final class ReplicatedMariadb implements AutoCloseable {
 
     private record Node(String name, int port, int serverId) {
         String url(String database) {
-            return "jdbc:mariadb://127.0.0.1:" + port + "/" + database + "?user=root&connectTimeout=5000&socketTimeout=30000";
+            return url(database, "root");
+        }
+
+        String url(String database, String user) {
+            return "jdbc:mariadb://127.0.0.1:" + port + "/" + database + "?user=" + user + "&connectTimeout=5000&socketTimeout=30000";
         }
     }
 
@@ -94,6 +105,11 @@ public final class ReplicatedMariadb implements AutoCloseable {
             servers.execute(servers.replica, "CHANGE MASTER TO MASTER_HOST = '127.0.0.1', MASTER_PORT = " + servers.primary.port()
                     + ", MASTER_USER = 'root', MASTER_USE_GTID = slave_pos, MASTER_CONNECT_RETRY = 1", "START SLAVE");
             servers.awaitFollowing(semi);
+            // Created on the primary, so the replica gets the user by replication, as it gets everything else.
+            servers.execute(servers.primary, "CREATE USER '" + APPLICATION_USER + "'@'%'",
+                    "GRANT SELECT, INSERT, UPDATE, DELETE, CREATE, DROP, ALTER, INDEX, REFERENCES, CREATE TEMPORARY TABLES,"
+                            + " LOCK TABLES, PROCESS ON *.* TO '" + APPLICATION_USER + "'@'%'");
+            servers.awaitReplicaCaughtUp();
             return servers;
         } catch (RuntimeException e) {
             servers.close();
@@ -111,13 +127,19 @@ public final class ReplicatedMariadb implements AutoCloseable {
         return replica.url(database);
     }
 
+    /** The replica's JDBC URL for {@code database} as {@value #APPLICATION_USER}: refused writes until promoted. */
+    public String replicaApplicationUrl(String database) {
+        return replica.url(database, APPLICATION_USER);
+    }
+
     /**
-     * Both servers in one Connector/J {@code sequential} URL: a new connection goes to the first
-     * server that answers, the primary while it lives, then the replica.
+     * Both servers in one Connector/J {@code sequential} URL, as {@value #APPLICATION_USER}: a new
+     * connection goes to the first server that answers, the primary while it lives, then the replica
+     * (which refuses writes until {@link #promoteReplica()}).
      */
     public String failoverUrl(String database) {
         return "jdbc:mariadb:sequential://127.0.0.1:" + primary.port() + ",127.0.0.1:" + replica.port() + "/" + database
-                + "?user=root&connectTimeout=2000&socketTimeout=10000&retriesAllDown=3";
+                + "?user=" + APPLICATION_USER + "&connectTimeout=2000&socketTimeout=10000&retriesAllDown=3";
     }
 
     /** Runs {@code statements} on the primary as root (e.g. CREATE DATABASE, SET GLOBAL: the server is ours alone). */
