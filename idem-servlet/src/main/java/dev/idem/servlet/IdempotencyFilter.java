@@ -12,6 +12,7 @@ import dev.idem.StoragePolicy;
 import dev.idem.StoredResponse;
 import dev.idem.http.HttpAnswer;
 import dev.idem.http.HttpAnswers;
+import dev.idem.http.MalformedBodyException;
 import dev.idem.servlet.internal.BufferedRequest;
 import dev.idem.servlet.internal.CapturingResponse;
 import dev.idem.servlet.internal.ServletAnswers;
@@ -167,7 +168,7 @@ public final class IdempotencyFilter implements Filter {
         Fingerprint fingerprint;
         try {
             fingerprint = fingerprinter.fingerprint(request, body);
-        } catch (RequestFingerprinter.MalformedBodyException e) {
+        } catch (MalformedBodyException e) {
             ServletAnswers.write(answers.malformedJson(e.getMessage()), response);
             return;
         }

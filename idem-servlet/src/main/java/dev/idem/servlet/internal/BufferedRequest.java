@@ -1,5 +1,6 @@
 package dev.idem.servlet.internal;
 
+import dev.idem.http.RequestFingerprints;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.ReadListener;
 import jakarta.servlet.ServletException;
@@ -25,7 +26,6 @@ import java.util.Collections;
 import java.util.Enumeration;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -74,12 +74,7 @@ public final class BufferedRequest extends HttpServletRequestWrapper {
 
     /** The media type of a Content-Type value: without parameters, trimmed, lower-cased; "" if absent. */
     public static String mediaType(String contentType) {
-        if (contentType == null) {
-            return "";
-        }
-        int semicolon = contentType.indexOf(';');
-        String type = semicolon < 0 ? contentType : contentType.substring(0, semicolon);
-        return type.trim().toLowerCase(Locale.ROOT);
+        return RequestFingerprints.mediaType(contentType);
     }
 
     @Override

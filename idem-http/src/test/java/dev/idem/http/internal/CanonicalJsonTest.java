@@ -1,4 +1,4 @@
-package dev.idem.servlet.internal;
+package dev.idem.http.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

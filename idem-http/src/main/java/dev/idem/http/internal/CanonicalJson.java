@@ -1,4 +1,4 @@
-package dev.idem.servlet.internal;
+package dev.idem.http.internal;
 
 import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
