@@ -93,6 +93,35 @@ public final class Idem {
      */
     public Outcome execute(Scope scope, IdempotencyKey key, Fingerprint fingerprint, Operation operation) {
         Objects.requireNonNull(operation, "operation is null");
+        Claimed claimed = claim(scope, key, fingerprint);
+        return claimed.owner() != null ? claimed.owner().run(operation) : claimed.answer();
+    }
+
+    /**
+     * Claims the key for an operation that runs outside this call (a reactive chain, a Jakarta REST
+     * resource between its filters): the same claim, waiting and answers as {@link #execute}, but
+     * when this call acquires the key it returns {@link Start.Owned} with an {@link OpenExecution}
+     * whose lease is held until the caller ends it with {@link OpenExecution#complete} or
+     * {@link OpenExecution#fail}. Blocks for the store's calls (and, under a waiting
+     * {@link InFlightPolicy}, for the wait): call it where blocking is allowed.
+     *
+     * @throws StoreException if the store failed
+     */
+    public Start start(Scope scope, IdempotencyKey key, Fingerprint fingerprint) {
+        Claimed claimed = claim(scope, key, fingerprint);
+        if (claimed.owner() == null) {
+            return new Start.Answered(claimed.answer());
+        }
+        claimed.owner().open();
+        return new Start.Owned(claimed.owner());
+    }
+
+    /** Either the execution this call acquired (not yet opened) or the answer to give instead. */
+    private record Claimed(RunningExecution owner, Outcome answer) {
+    }
+
+    /** The one claim loop of {@link #execute} and {@link #start}: claims, and waits as the in-flight policy says. */
+    private Claimed claim(Scope scope, IdempotencyKey key, Fingerprint fingerprint) {
         ClaimRequest request = new ClaimRequest(new RecordKey(scope, key), fingerprint, lease, retention);
         Instant deadline = null;
         Backoff backoff = null;
@@ -101,10 +130,10 @@ public final class Idem {
             long sentAt = System.nanoTime();
             ClaimOutcome claim = store.claim(request);
             if (claim instanceof ClaimOutcome.Acquired acquired) {
-                return new RunningExecution(this, request.id(), acquired, sentAt).run(operation);
+                return new Claimed(new RunningExecution(this, request.id(), acquired, sentAt), null);
             }
             if (!(claim instanceof ClaimOutcome.InProgress inProgress) || deadline == null && !inFlightPolicy.waits()) {
-                return answer(scope, claim);
+                return new Claimed(null, answer(scope, claim));
             }
             Duration retryAfter = inProgress.retryAfter();
             if (deadline == null) {
@@ -114,7 +143,7 @@ public final class Idem {
             }
             Duration left = Duration.between(clock.instant(), deadline);
             if (left.isNegative() || left.isZero() || !sleep(min(backoff.next(), left))) {
-                return Outcome.InProgress.lookAgain(retryAfter);
+                return new Claimed(null, Outcome.InProgress.lookAgain(retryAfter));
             }
         }
     }

@@ -14,7 +14,9 @@ import java.time.Duration;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * One owner's run of an operation: phases, checkpoints, lease renewal and the final write.
@@ -27,7 +29,7 @@ import java.util.Optional;
  * refused or fails, it stops with {@link LeaseLostException} instead of acting on a lease another
  * owner may have taken over.
  */
-final class RunningExecution implements Execution {
+final class RunningExecution implements OpenExecution {
     private static final int MAX_PHASE_NAME = 64;
     /** The part of the lease that must still be ahead for an owner to start something. */
     private static final int MARGIN_DIVISOR = 5;
@@ -41,7 +43,8 @@ final class RunningExecution implements Execution {
     private final boolean resumed;
     private final long claimSentAt;
     private volatile boolean leaseLost;
-    private LeaseRenewer.Lease lease;
+    private final AtomicBoolean ended = new AtomicBoolean();
+    private volatile LeaseRenewer.Lease lease;
 
     /** @param claimSentAt {@link System#nanoTime()} read before the claim that acquired the record was sent */
     RunningExecution(Idem idem, RecordKey id, ClaimOutcome.Acquired acquired, long claimSentAt) {
@@ -55,26 +58,46 @@ final class RunningExecution implements Execution {
         this.resumed = !finishedPhases.isEmpty();
     }
 
+    /** Runs {@code operation} as this owner: {@link #open}, the operation, then {@link #complete} or {@link #fail}. */
     Outcome run(Operation operation) {
-        idem.listener().claimed(id.scope(), attempt);
-        if (attempt > 1) {
-            idem.listener().takeover(id.scope(), attempt);
-        }
         StoredResponse response;
-        if (idem.renewLeases()) {
-            store.prepareRenewals();
-        }
-        try (LeaseRenewer.Lease held = idem.leases().hold(new HeldLease(id, token), claimSentAt, idem.renewLeases(), this::onLeaseLost)) {
-            lease = held;
+        try {
+            open();
             response = operation.run(this);
             if (response == null) {
                 throw new IllegalStateException("operation for scope '" + id.scope() + "' returned null; return a StoredResponse");
             }
         } catch (Throwable failure) {
-            giveBack(failure);
+            if (!ended.get()) {
+                fail(failure);
+            }
             throw propagate(failure);
         }
-        // Outside the operation's try: the effect ran, so nothing about the response's size gives the key back.
+        return complete(response);
+    }
+
+    /** Reports the claim and starts holding the lease (renewed while the operation runs). */
+    void open() {
+        idem.listener().claimed(id.scope(), attempt);
+        if (attempt > 1) {
+            idem.listener().takeover(id.scope(), attempt);
+        }
+        try {
+            if (idem.renewLeases()) {
+                store.prepareRenewals();
+            }
+            lease = idem.leases().hold(new HeldLease(id, token), claimSentAt, idem.renewLeases(), this::onLeaseLost);
+        } catch (RuntimeException | Error failure) {
+            fail(failure);
+            throw failure;
+        }
+    }
+
+    @Override
+    public Outcome complete(StoredResponse response) {
+        Objects.requireNonNull(response, "response is null");
+        end();
+        // The effect ran, so nothing about the response's size gives the key back.
         Optional<StoredResponse> toStore = idem.toStore(response);
         if (toStore.isEmpty()) {
             giveBack(null);
@@ -88,6 +111,23 @@ final class RunningExecution implements Execution {
             throw e;
         }
         return new Outcome.Executed(response, true, attempt);
+    }
+
+    @Override
+    public void fail(Throwable failure) {
+        Objects.requireNonNull(failure, "failure is null");
+        end();
+        giveBack(failure);
+    }
+
+    /** The one end of this execution: stops the lease's renewal; a second end is the caller's bug. */
+    private void end() {
+        if (!ended.compareAndSet(false, true)) {
+            throw new IllegalStateException("the execution for scope '" + id.scope() + "' was already completed or failed");
+        }
+        if (lease != null) {
+            lease.close();
+        }
     }
 
     /**

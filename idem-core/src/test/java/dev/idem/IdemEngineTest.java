@@ -897,4 +897,99 @@ class IdemEngineTest {
         store.advance(Duration.ofHours(1));
         assertThat(store.find(id)).isEmpty();
     }
+
+    @Nested
+    @DisplayName("an execution started here and ended elsewhere (start, complete, fail)")
+    class OpenExecutions {
+
+        private OpenExecution owned() {
+            Start start = idem.start(scope, key, fingerprint);
+            assertThat(start).isInstanceOf(Start.Owned.class);
+            return ((Start.Owned) start).execution();
+        }
+
+        @Test
+        void completingStoresTheResponseAndTheNextCallReplaysIt() {
+            OpenExecution execution = owned();
+            Outcome outcome = execution.complete(response(201, "paid"));
+            assertThat(outcome).isInstanceOf(Outcome.Executed.class);
+            assertThat(((Outcome.Executed) outcome).stored()).isTrue();
+            Start again = idem.start(scope, key, fingerprint);
+            assertThat(again).isInstanceOf(Start.Answered.class);
+            Outcome replay = ((Start.Answered) again).outcome();
+            assertThat(replay).isInstanceOf(Outcome.Replayed.class);
+            assertThat(((Outcome.Replayed) replay).response()).isEqualTo(response(201, "paid"));
+        }
+
+        @Test
+        void whileOpenTheKeyIsInProgressForEveryOtherCall() {
+            OpenExecution execution = owned();
+            assertThat(((Start.Answered) idem.start(scope, key, fingerprint)).outcome()).isInstanceOf(Outcome.InProgress.class);
+            assertThat(execute(counting("second"))).isInstanceOf(Outcome.InProgress.class);
+            assertThat(runs).hasValue(0);
+            execution.complete(response(201, "first"));
+        }
+
+        @Test
+        void anotherFingerprintIsAMismatchNotAnOwner() {
+            owned().complete(response(201, "paid"));
+            Start other = idem.start(scope, key, fingerprint("{\"amount\":999}"));
+            assertThat(((Start.Answered) other).outcome()).isInstanceOf(Outcome.Mismatch.class);
+        }
+
+        @Test
+        void failingWithNoFinishedPhaseReleasesTheKeyForAFreshRun() {
+            owned().fail(new IllegalStateException("downstream said no"));
+            assertThat(store.find(id)).isEmpty();
+            assertThat(execute(counting("retried"))).isInstanceOf(Outcome.Executed.class);
+            assertThat(runs).hasValue(1);
+        }
+
+        @Test
+        void failingAfterACheckpointEndsTheLeaseSoTheRetryResumesAfterIt() throws Exception {
+            OpenExecution execution = owned();
+            execution.phase("charge", downstreamKey -> {
+                runs.incrementAndGet();
+                return "ch_1";
+            });
+            execution.fail(new IllegalStateException("lost the connection after the charge"));
+            AtomicReference<Boolean> resumed = new AtomicReference<>();
+            Outcome retry = execute(retrying -> {
+                resumed.set(retrying.resumed());
+                String charge = retrying.phase("charge", downstreamKey -> {
+                    runs.incrementAndGet();
+                    return "ch_2";
+                });
+                return response(201, charge);
+            });
+            assertThat(resumed.get()).as("the retry resumed after the checkpoint").isTrue();
+            assertThat(runs).as("charges").hasValue(1);
+            assertThat(((Outcome.Executed) retry).response()).isEqualTo(response(201, "ch_1"));
+        }
+
+        @Test
+        void anExecutionEndsOnceAndASecondEndSaysSo() {
+            OpenExecution execution = owned();
+            execution.complete(response(201, "paid"));
+            assertThatThrownBy(() -> execution.complete(response(201, "again"))).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("already completed or failed").hasMessageNotContaining(KEY_VALUE);
+            assertThatThrownBy(() -> execution.fail(new RuntimeException("late"))).isInstanceOf(IllegalStateException.class);
+            assertThat(store.find(id).orElseThrow().response()).contains(response(201, "paid"));
+        }
+
+        @Test
+        void aResponseThePolicyDoesNotStoreGivesTheKeyBack() {
+            Outcome outcome = owned().complete(response(503, "try later"));
+            assertThat(((Outcome.Executed) outcome).stored()).isFalse();
+            assertThat(store.find(id)).isEmpty();
+        }
+
+        @Test
+        void completingFromAnotherThreadWorks() throws Exception {
+            OpenExecution execution = owned();
+            Future<Outcome> elsewhere = threads.submit(() -> execution.complete(response(201, "from a worker")));
+            assertThat(elsewhere.get(10, TimeUnit.SECONDS)).isInstanceOf(Outcome.Executed.class);
+            assertThat(((Outcome.Replayed) execute(counting("no"))).response()).isEqualTo(response(201, "from a worker"));
+        }
+    }
 }
