@@ -77,6 +77,9 @@ public final class Bench {
             if (options.parts.contains("peers")) {
                 rows.addAll(new PeerInboxBench(options, pg).run());
             }
+            if (options.parts.contains("scale")) {
+                rows.addAll(new ScaleBench(options, pg).run());
+            }
             if (options.parts.contains("growth")) {
                 GrowthBench growth = new GrowthBench(options, pg);
                 rows.addAll(growth.run());

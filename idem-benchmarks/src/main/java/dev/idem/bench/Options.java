@@ -10,7 +10,7 @@ import java.util.Set;
 
 /** Command line of {@code ./idem bench}. */
 final class Options {
-    static final Set<String> ALL_PARTS = Set.of("store", "endpoint", "inbox", "peers", "growth");
+    static final Set<String> ALL_PARTS = Set.of("store", "endpoint", "inbox", "peers", "growth", "scale");
     static final List<String> BACKENDS = List.of("postgresql", "sqlite", OwnServerBench.MARIADB, OwnServerBench.REDIS_RAW,
             RedisStoreBench.ONE, RedisStoreBench.CLUSTER, NatsKvStoreBench.BACKEND);
 
@@ -25,6 +25,8 @@ final class Options {
     Path out = Path.of("data/bench");
     int connections = 8;
     Duration growth = null;
+    /** Records the scale part loads into each of its two tables. */
+    long scaleRows = 10_000_000;
     boolean pgbench = true;
     boolean vacuum = true;
     String label = null;
@@ -34,8 +36,10 @@ final class Options {
 
     static final String USAGE = String.join("\n",
             "usage: ./idem bench [options]",
-            "  --parts store,endpoint,inbox,peers,growth   which parts to run (default: all); peers: the inbox claim against",
-            "                                Spring Integration's JdbcMetadataStore and Camel's JdbcMessageIdRepository",
+            "  --parts store,endpoint,inbox,peers,growth   which parts to run (default: these five); peers: the inbox claim against",
+            "                                Spring Integration's JdbcMetadataStore and Camel's JdbcMessageIdRepository; also",
+            "                                scale (opt-in, minutes): PostgreSQL tables of --rows records, unpartitioned and by partition",
+            "  --rows 10000000               records the scale part loads into each table (default 10,000,000; at least 24,000)",
             "  --duration 8s                 measured window of each case (default 8s); warm-up is a third of it",
             "  --warmup 3s                   warm-up of each case (default: duration/3, at least 1s)",
             "  --threads 1,8,32              store thread counts (default 1,8,32)",
@@ -106,7 +110,7 @@ final class Options {
                 for (String p : value.split(",")) {
                     String part = p.trim().toLowerCase(Locale.ROOT);
                     if (!ALL_PARTS.contains(part)) {
-                        throw new IllegalArgumentException("unknown part '" + part + "'; parts are store, endpoint, inbox, peers, growth");
+                        throw new IllegalArgumentException("unknown part '" + part + "'; parts are store, endpoint, inbox, peers, growth, scale");
                     }
                     parts.add(part);
                 }
@@ -114,6 +118,12 @@ final class Options {
             case "--duration" -> duration = duration(option, value);
             case "--warmup" -> warmup = duration(option, value);
             case "--growth" -> growth = duration(option, value);
+            case "--rows" -> {
+                scaleRows = Long.parseLong(value.replace("_", "").replace(",", ""));
+                if (scaleRows < 24_000 || scaleRows > 1_000_000_000L) {
+                    throw new IllegalArgumentException("--rows must be 24,000-1,000,000,000, was " + scaleRows);
+                }
+            }
             case "--threads" -> {
                 List<Integer> list = new ArrayList<>();
                 for (String t : value.split(",")) {

@@ -301,9 +301,32 @@ class HarnessSmokeTest {
     }
 
     @Test
+    void scaleLinesLoadBothLayoutsAndPurgeTheExpiredHourOfEach() throws Exception {
+        Options options = Options.parse(new String[] {"--duration", "300ms", "--warmup", "100ms", "--parts", "scale", "--rows", "24000"});
+        try (Postgres pg = new Postgres(RealServices.postgresUrl())) {
+            List<Row> rows = new ScaleBench(options, pg).run();
+            assertThat(rows).extracting(Row::name, Row::backend).containsExactly(
+                    tuple("claim+complete, empty table", "PostgreSQL, unpartitioned"),
+                    tuple(rows.get(1).name(), "PostgreSQL, unpartitioned"),
+                    tuple("purge of the expired hour", "PostgreSQL, unpartitioned"),
+                    tuple("claim+complete, empty table", "PostgreSQL, by partition (1 h)"),
+                    tuple(rows.get(4).name(), "PostgreSQL, by partition (1 h)"),
+                    tuple("purge of the expired hour", "PostgreSQL, by partition (1 h)"));
+            assertThat(rows.get(1).name()).startsWith("claim+complete, 2");
+            assertThat(rows.get(1).ratio()).isPositive().isFinite();
+            // A 24th of the records was loaded expired: the sweeper's purge deletes exactly those; the drop's count is the planner's estimate.
+            assertThat(rows.get(2).measured().ops()).isEqualTo(1000);
+            assertThat(rows.get(5).measured().ops()).isPositive();
+            assertThat(rows).allSatisfy(row -> assertThat(row.measured().errors()).isZero());
+        }
+    }
+
+    @Test
     void optionsAreValidated() {
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> Options.parse(new String[] {"--parts", "store,nope"}))
                 .hasMessageContaining("unknown part 'nope'");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Options.parse(new String[] {"--rows", "100"}))
+                .hasMessageContaining("--rows must be 24,000-1,000,000,000, was 100");
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> Options.parse(new String[] {"--backends", "redis,mongodb"}))
                 .hasMessageContaining("unknown backend 'mongodb'; backends are postgresql, sqlite, mariadb, redis-raw, redis, redis-cluster");
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> Options.parse(new String[] {"--duration", "soon"}))
