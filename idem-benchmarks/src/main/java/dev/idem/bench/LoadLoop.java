@@ -9,7 +9,10 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Runs an operation in a closed loop on {@code threads} threads: a warm-up whose operations are not
- * counted, then a measured window; an operation counts if it finished inside the window.
+ * counted, then a measured window; an operation counts if it started after the warm-up and finished
+ * inside the window, or if it is its thread's first to start after the warm-up: each thread counts at
+ * least one, and the window is stretched to its end, so an operation slower than the window (a large
+ * batch on a busy machine) gives a rate, not a zero.
  */
 final class LoadLoop {
     /** One thread's operation; made per thread so it can keep its own state (a connection, a random). */
@@ -40,6 +43,7 @@ final class LoadLoop {
             throws InterruptedException {
         int first = latencies.size();
         AtomicLong errors = new AtomicLong();
+        AtomicLong lastCounted = new AtomicLong(Long.MIN_VALUE);
         AtomicReference<Throwable> firstError = new AtomicReference<>();
         CountDownLatch ready = new CountDownLatch(threads);
         CountDownLatch go = new CountDownLatch(1);
@@ -67,9 +71,12 @@ final class LoadLoop {
                 }
                 long measureFrom = times[0];
                 long end = times[1];
+                boolean counted = false;
                 while (true) {
                     long start = System.nanoTime();
-                    if (start >= end) {
+                    // A thread stops at the window's end once it has counted an operation: one slower than
+                    // the whole window (a big batch on a busy machine) still gives its line a rate.
+                    if (start >= end && counted) {
                         break;
                     }
                     try {
@@ -82,8 +89,10 @@ final class LoadLoop {
                         continue;
                     }
                     long done = System.nanoTime();
-                    if (start >= measureFrom && done <= end) {
+                    if (start >= measureFrom && (done <= end || !counted)) {
                         mine.add(done - start);
+                        counted = true;
+                        lastCounted.accumulateAndGet(done, Math::max);
                     }
                 }
             }, "bench-" + t);
@@ -110,7 +119,9 @@ final class LoadLoop {
             System.err.println("bench: " + errors.get() + " operations failed, first: " + firstError.get());
         }
         double[] p = Latencies.percentiles(latencies.subList(first, latencies.size()));
-        return new Measured(ops, window.toNanos() / 1e9, p[0], p[1], errors.get(), 1);
+        // The window, or longer when a thread's first counted operation ended after it (see the loop).
+        long measured = Math.max(window.toNanos(), lastCounted.get() == Long.MIN_VALUE ? 0 : lastCounted.get() - times[0]);
+        return new Measured(ops, measured / 1e9, p[0], p[1], errors.get(), 1);
     }
 
     /** Rounds of one line as one: their operations over their windows, percentiles over all their latencies. */

@@ -322,6 +322,14 @@ class HarnessSmokeTest {
     }
 
     @Test
+    void anOperationSlowerThanTheWindowStillCountsAndStretchesIt() throws Exception {
+        Measured m = LoadLoop.run(2, Duration.ZERO, Duration.ofMillis(20), t -> () -> Thread.sleep(300));
+        assertThat(m.ops()).as("each thread's first operation after the warm-up").isEqualTo(2);
+        assertThat(m.seconds()).as("the window, stretched to the end of the slow operations").isGreaterThanOrEqualTo(0.3);
+        assertThat(m.rate()).isPositive();
+    }
+
+    @Test
     void optionsAreValidated() {
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> Options.parse(new String[] {"--parts", "store,nope"}))
                 .hasMessageContaining("unknown part 'nope'");
