@@ -4,9 +4,11 @@ import dev.idem.Execution;
 import dev.idem.Fingerprint;
 import dev.idem.Idem;
 import dev.idem.IdempotencyKey;
+import dev.idem.OpenExecution;
 import dev.idem.Outcome;
 import dev.idem.PhaseCodec;
 import dev.idem.Scope;
+import dev.idem.Start;
 import dev.idem.StoredResponse;
 import dev.idem.Sweeper;
 import dev.idem.inbox.Inbox;
@@ -80,6 +82,29 @@ public final class EngineSamples {
 
     private static byte[] json(long paymentId, String chargeId) {
         return ("{\"id\":" + paymentId + ",\"charge\":\"" + chargeId + "\"}").getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** The handler a filter runs between claiming and completing (a reactive chain, a resource). */
+    public interface Handler {
+        StoredResponse run(Execution execution);
+    }
+
+    public static Outcome startAndEnd(Idem idem, Scope scope, IdempotencyKey key, Fingerprint fingerprint, Handler handler) {
+        // sample: engine-start
+        Start start = idem.start(scope, key, fingerprint);           // blocks for the claim: not on an event loop
+        if (!(start instanceof Start.Owned owned)) {
+            return ((Start.Answered) start).outcome();               // a replay, in progress, or a mismatch
+        }
+        OpenExecution execution = owned.execution();                 // the lease is held and renewed from now on
+        StoredResponse response;
+        try {
+            response = handler.run(execution);                       // phases work as in execute
+        } catch (RuntimeException e) {
+            execution.fail(e);                                       // released, or its lease ended after a phase
+            throw e;
+        }
+        return execution.complete(response);                         // stored as execute would store it
+        // end sample
     }
 
     public static Outcome transactional(Idem idem, Scope scope, IdempotencyKey key, Fingerprint fingerprint, long amount, byte[] body) {

@@ -63,6 +63,32 @@ class EngineSamplesTest {
     }
 
     @Test
+    @DisplayName("engine-start: claimed here, ended by the caller: stored and replayed; a failing handler gives the key back")
+    void startAndEnd() {
+        JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(db.dataSource()).build();
+        store.migrate();
+        Idem idem = Idem.builder().store(store).build();
+        Scope scope = Scope.of("alice", "POST /payments");
+        AtomicInteger runs = new AtomicInteger();
+        assertThatThrownBy(() -> EngineSamples.startAndEnd(idem, scope, IdempotencyKey.of("order-1"), fingerprint, execution -> {
+            runs.incrementAndGet();
+            throw new IllegalStateException("the handler failed");
+        })).hasMessage("the handler failed");
+        Outcome first = EngineSamples.startAndEnd(idem, scope, IdempotencyKey.of("order-1"), fingerprint, execution -> {
+            runs.incrementAndGet();
+            return dev.idem.StoredResponse.of(201, "paid".getBytes(StandardCharsets.UTF_8));
+        });
+        Outcome repeat = EngineSamples.startAndEnd(idem, scope, IdempotencyKey.of("order-1"), fingerprint, execution -> {
+            runs.incrementAndGet();
+            return dev.idem.StoredResponse.of(201, "again".getBytes(StandardCharsets.UTF_8));
+        });
+
+        assertThat(first).isInstanceOf(Outcome.Executed.class);
+        assertThat(repeat).isEqualTo(new Outcome.Replayed(((Outcome.Executed) first).response()));
+        assertThat(runs).as("the failed run gave the key back; the repeat ran nothing").hasValue(2);
+    }
+
+    @Test
     @DisplayName("engine-quickstart: migrates, runs once with a 30 s lease and 24 h retention, then replays")
     void quickstart() {
         EngineSamples.Ran first = EngineSamples.quickstart(db.dataSource(), "alice", "order-1", fingerprint);
