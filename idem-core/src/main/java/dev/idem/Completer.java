@@ -331,8 +331,8 @@ public final class Completer implements AutoCloseable {
         }
 
         /**
-         * The most attempts a record gets, counting its first owner's and every takeover's: at this many
-         * the record is parked. 2-1000; default 5.
+         * The most attempts a record gets, counting its first owner's and every takeover's (2-1000, default 5): at
+         * this many the record is parked.
          */
         public Builder maxAttempts(int maxAttempts) {
             this.maxAttempts = Arguments.between("maxAttempts", maxAttempts, 2, 1000);
@@ -351,7 +351,7 @@ public final class Completer implements AutoCloseable {
             return this;
         }
 
-        /** The clock {@link Status} times are read from. Leases are judged by the store's clock. */
+        /** The clock {@link Status} times are read from; default the system's UTC clock. Leases are judged by the store's clock. */
         public Builder clock(Clock clock) {
             this.clock = Objects.requireNonNull(clock, "clock is null");
             return this;
