@@ -10,11 +10,11 @@ import dev.idem.spi.StoreAdministration;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
+import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -45,7 +45,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>One daemon thread polls and runs the operations one after another; a failure of one record (the
  * operation's, the store's) is counted, reported and never stops the loop. The store must implement
- * {@link StoreAdministration}; every idem store does.
+ * {@link StoreAdministration}; every idem store does (a Redis store lists records only when built with
+ * {@code keepKeys(true)}; otherwise every poll fails, is logged, and nothing is completed).
  */
 public final class Completer implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger("dev.idem.completer");
@@ -61,8 +62,8 @@ public final class Completer implements AutoCloseable {
     private final Listener listener;
     private final Clock clock;
     private ScheduledExecutorService timer;
-    /** Parked and unregistered records already reported, as of the last poll: each is reported once. */
-    private Set<Reported> reported = Set.of();
+    /** Parked and unregistered records already reported, as of the last poll: each is reported once while it stays listed. */
+    private Map<Reported, Result> reported = Map.of();
     private volatile Status status = new Status(0, 0, 0, 0, 0, null, false);
 
     private Completer(Builder b) {
@@ -117,7 +118,9 @@ public final class Completer implements AutoCloseable {
      * One poll: every due record of one listing ({@link StoreAdministration#MAX_LIST} at most) is
      * taken over and run, one after another. Returns how many completed.
      *
-     * @throws StoreException if the listing failed; a failure of one record is counted, not thrown
+     * @throws RuntimeException the store's failure to list the expired leases ({@link StoreException}, or
+     *                          {@link UnsupportedOperationException} from a store that cannot list them); a
+     *                          failure of one record is counted, not thrown
      */
     public synchronized int completeOnce() {
         Instant startedAt = clock.instant();
@@ -128,7 +131,7 @@ public final class Completer implements AutoCloseable {
             status = status.after(startedAt, 0, 0, status.parked(), status.unregistered(), true);
             throw e;
         }
-        Set<Reported> seen = new HashSet<>();
+        Map<Reported, Result> seen = new HashMap<>();
         int completed = 0;
         int failed = 0;
         int parked = 0;
@@ -149,7 +152,7 @@ public final class Completer implements AutoCloseable {
 
     private enum Result { COMPLETED, FAILED, PARKED, UNREGISTERED, SKIPPED }
 
-    private Result handleQuietly(RecordSummary summary, Set<Reported> seen) {
+    private Result handleQuietly(RecordSummary summary, Map<Reported, Result> seen) {
         try {
             return handle(summary, seen);
         } catch (VirtualMachineError e) {
@@ -163,17 +166,18 @@ public final class Completer implements AutoCloseable {
         }
     }
 
-    private Result handle(RecordSummary summary, Set<Reported> seen) {
-        Scope scope = summary.id().scope();
-        if (summary.attempt() >= maxAttempts) {
-            if (report(summary, seen)) {
-                LOG.log(System.Logger.Level.WARNING, "idem completer: parked a record of scope '" + scope + "' after "
-                        + summary.attempt() + " attempts; an operator may inspect and release it");
-                listener.parked(summary);
-            }
-            return Result.PARKED;
+    private Result handle(RecordSummary summary, Map<Reported, Result> seen) {
+        if (!summary.phasesDone().contains(RunningExecution.INPUT_PHASE)) {
+            return Result.SKIPPED; // a plain operation's record: there is no input to run it with, only its client can finish it
         }
-        if (Duration.between(summary.leaseUntil(), summary.asOf()).compareTo(waitBefore(summary.attempt())) < 0) {
+        Reported listed = new Reported(summary.id(), summary.token());
+        Result earlier = reported.get(listed);
+        if (earlier != null) {
+            seen.put(listed, earlier); // parked or unregistered under this token at the last poll: reported then
+            return earlier;
+        }
+        boolean parked = summary.attempt() >= maxAttempts;
+        if (!parked && Duration.between(summary.leaseUntil(), summary.asOf()).compareTo(waitBefore(summary.attempt(), delay, maxBackoff)) < 0) {
             return Result.SKIPPED;
         }
         Optional<IdempotencyRecord> record = store.find(summary.id());
@@ -181,16 +185,21 @@ public final class Completer implements AutoCloseable {
             return Result.SKIPPED; // completed, released or taken over since it was listed
         }
         Optional<String> operation = OperationRegistry.storedName(record.get().recoveryPoint());
-        if (operation.isEmpty()) {
-            return Result.SKIPPED; // a plain operation's record: only its client can finish it
-        }
-        if (!registry.contains(operation.get())) {
-            if (report(summary, seen)) {
-                LOG.log(System.Logger.Level.WARNING, "idem completer: a record of scope '" + scope + "' names operation '"
-                        + operation.get() + "', which is not registered; left alone");
-                listener.unregistered(scope, operation.get());
-            }
+        Scope scope = summary.id().scope();
+        if (operation.isEmpty() || !registry.contains(operation.get())) {
+            String name = operation.orElse("(unreadable)");
+            LOG.log(System.Logger.Level.WARNING, "idem completer: a record of scope '" + scope + "' names operation '" + name
+                    + "', which is not registered; left alone");
+            listener.unregistered(scope, name);
+            seen.put(listed, Result.UNREGISTERED);
             return Result.UNREGISTERED;
+        }
+        if (parked) {
+            LOG.log(System.Logger.Level.WARNING, "idem completer: parked a record of scope '" + scope + "' after "
+                    + summary.attempt() + " attempts; an operator may inspect and release it");
+            listener.parked(summary);
+            seen.put(listed, Result.PARKED);
+            return Result.PARKED;
         }
         RecordKey id = summary.id();
         Outcome outcome = engine.execute(id.scope(), id.key(), record.get().fingerprint(), registry.resumeStored());
@@ -205,15 +214,11 @@ public final class Completer implements AutoCloseable {
         return Result.SKIPPED; // another completer or the client got there first
     }
 
-    /** True the first time a record (under its token) is reported; {@code seen} carries it to the next poll. */
-    private boolean report(RecordSummary summary, Set<Reported> seen) {
-        Reported key = new Reported(summary.id(), summary.token());
-        seen.add(key);
-        return !reported.contains(key);
-    }
-
-    /** How long after the last lease ended the attempt after {@code attempt} may start: the delay, doubled per attempt since the first, capped. */
-    Duration waitBefore(int attempt) {
+    /**
+     * How long after the last lease ended the attempt after {@code attempt} may start: {@code delay},
+     * doubled for each attempt after the first, at most {@code maxBackoff} and never less than {@code delay}.
+     */
+    static Duration waitBefore(int attempt, Duration delay, Duration maxBackoff) {
         Duration wait = delay.multipliedBy(1L << Math.min(Math.max(attempt - 1, 0), 30));
         Duration capped = wait.compareTo(maxBackoff) > 0 ? maxBackoff : wait;
         return capped.compareTo(delay) < 0 ? delay : capped;

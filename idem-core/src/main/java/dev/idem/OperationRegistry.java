@@ -30,7 +30,7 @@ import java.util.Set;
  * }</pre>
  *
  * <p>The {@link Operation} that {@link #operation} returns checkpoints the name and the encoded input
- * as the reserved phase {@value RunningExecution#INPUT_PHASE} right after the claim, before the
+ * as the reserved phase {@code idem:input} right after the claim, before the
  * registered code runs; an attempt that takes over (a client's retry or a {@link Completer}) reads
  * them back from there. Because of that checkpoint such a record is never released when the
  * operation fails: its lease is ended instead, as after any finished phase, so that a retry or the

@@ -7,7 +7,6 @@ import dev.idem.spi.IdempotencyRecord;
 import dev.idem.spi.RecordKey;
 import dev.idem.spi.RecordState;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.DisplayName;
@@ -128,21 +127,5 @@ class OperationRegistryTest {
         };
         assertThatThrownBy(() -> idem.execute(scope, key, Fingerprint.none(), operation))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'idem:input' is reserved");
-    }
-
-    @Test
-    @DisplayName("the completer's builder refuses a store without StoreAdministration and bad settings, naming them")
-    void completerBuilderValidates() {
-        OperationRegistry registry = OperationRegistry.builder().register("charge", InputCodec.UTF8, ECHO).build();
-        assertThatThrownBy(() -> Completer.builder(idem, registry).build())
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("FakeStore").hasMessageContaining("StoreAdministration");
-        assertThatThrownBy(() -> Completer.builder(null, registry)).isInstanceOf(NullPointerException.class).hasMessage("idem is null");
-        assertThatThrownBy(() -> Completer.builder(idem, null)).isInstanceOf(NullPointerException.class).hasMessage("registry is null");
-        Completer.Builder builder = Completer.builder(idem, registry);
-        assertThatThrownBy(() -> builder.maxAttempts(1)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxAttempts must be 2-1000");
-        assertThatThrownBy(() -> builder.delay(Duration.ZERO)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("delay must be at least 1 ms");
-        assertThatThrownBy(() -> builder.pollInterval(null)).isInstanceOf(NullPointerException.class).hasMessage("pollInterval is null");
-        assertThatThrownBy(() -> builder.maxBackoff(Duration.ofNanos(5))).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxBackoff");
-        assertThatThrownBy(() -> builder.listener(null)).isInstanceOf(NullPointerException.class).hasMessage("listener is null");
     }
 }
