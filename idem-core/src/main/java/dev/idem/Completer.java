@@ -62,7 +62,9 @@ public final class Completer implements AutoCloseable {
     private final Listener listener;
     private final Clock clock;
     private ScheduledExecutorService timer;
-    /** Parked and unregistered records already reported, as of the last poll: each is reported once while it stays listed. */
+    /** Held for a poll, not the instance's monitor: start, close and isRunning never wait for a poll's operations. */
+    private final Object polling = new Object();
+    /** Parked and unregistered records already reported, as of the last poll (guarded by {@code polling}): each is reported once while it stays listed. */
     private Map<Reported, Result> reported = Map.of();
     private volatile Status status = new Status(0, 0, 0, 0, 0, null, false);
 
@@ -122,7 +124,13 @@ public final class Completer implements AutoCloseable {
      *                          {@link UnsupportedOperationException} from a store that cannot list them); a
      *                          failure of one record is counted, not thrown
      */
-    public synchronized int completeOnce() {
+    public int completeOnce() {
+        synchronized (polling) {
+            return poll();
+        }
+    }
+
+    private int poll() {
         Instant startedAt = clock.instant();
         List<RecordSummary> expired;
         try {
@@ -137,6 +145,9 @@ public final class Completer implements AutoCloseable {
         int parked = 0;
         int unregistered = 0;
         for (RecordSummary summary : expired) {
+            if (Thread.currentThread().isInterrupted()) {
+                break; // closing: the rest waits for the next completer
+            }
             switch (handleQuietly(summary, seen)) {
                 case COMPLETED -> completed++;
                 case FAILED -> failed++;
