@@ -136,32 +136,32 @@ public final class Completer implements AutoCloseable {
         try {
             expired = administration.expiredLeases(StoreAdministration.MAX_LIST);
         } catch (RuntimeException e) {
-            status = status.after(startedAt, 0, 0, status.parked(), status.unregistered(), true);
+            status = status.after(startedAt, status.parked(), status.unregistered(), true);
             throw e;
         }
         Map<Reported, Result> seen = new HashMap<>();
         int completed = 0;
-        int failed = 0;
-        int parked = 0;
-        int unregistered = 0;
         for (RecordSummary summary : expired) {
             if (Thread.currentThread().isInterrupted()) {
                 break; // closing: the rest waits for the next completer
             }
-            switch (handleQuietly(summary, seen)) {
-                case COMPLETED -> completed++;
-                case FAILED -> failed++;
-                case PARKED -> parked++;
-                case UNREGISTERED -> unregistered++;
-                case SKIPPED -> { }
+            Result result = handleQuietly(summary, seen);
+            if (result == Result.COMPLETED || result == Result.FAILED) {
+                // Counted as each record ends, so that a reader of the status never lags a completion.
+                status = status.counting(result == Result.COMPLETED);
+                completed += result == Result.COMPLETED ? 1 : 0;
             }
         }
         reported = seen;
-        status = status.after(startedAt, completed, failed, parked, unregistered, false);
+        status = status.after(startedAt, count(seen, Result.PARKED), count(seen, Result.UNREGISTERED), false);
         return completed;
     }
 
     private enum Result { COMPLETED, FAILED, PARKED, UNREGISTERED, SKIPPED }
+
+    private static int count(Map<Reported, Result> seen, Result result) {
+        return (int) seen.values().stream().filter(result::equals).count();
+    }
 
     private Result handleQuietly(RecordSummary summary, Map<Reported, Result> seen) {
         try {
@@ -279,7 +279,7 @@ public final class Completer implements AutoCloseable {
      * How a completer is doing.
      *
      * @param polls        polls since it was built
-     * @param completed    records it completed
+     * @param completed    records it completed (counted as each completes, polls at each poll's end)
      * @param failed       attempts of its that failed (the operation threw, its response was not stored, or the store failed)
      * @param parked       records the last poll found parked (at {@code maxAttempts})
      * @param unregistered records the last poll found naming an operation the registry does not know
@@ -287,8 +287,13 @@ public final class Completer implements AutoCloseable {
      * @param lastPollFailed whether the last poll could not list the expired leases
      */
     public record Status(long polls, long completed, long failed, int parked, int unregistered, Instant lastPoll, boolean lastPollFailed) {
-        Status after(Instant startedAt, int completedNow, int failedNow, int parkedNow, int unregisteredNow, boolean listingFailed) {
-            return new Status(polls + 1, completed + completedNow, failed + failedNow, parkedNow, unregisteredNow, startedAt, listingFailed);
+        Status counting(boolean completedOne) {
+            return new Status(polls, completed + (completedOne ? 1 : 0), failed + (completedOne ? 0 : 1), parked, unregistered, lastPoll,
+                    lastPollFailed);
+        }
+
+        Status after(Instant startedAt, int parkedNow, int unregisteredNow, boolean listingFailed) {
+            return new Status(polls + 1, completed, failed, parkedNow, unregisteredNow, startedAt, listingFailed);
         }
     }
 
