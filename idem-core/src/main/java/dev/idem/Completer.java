@@ -12,9 +12,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -35,8 +35,8 @@ import java.util.concurrent.TimeUnit;
  *     client's retry) racing for one record exactly one runs it; the other is told it is in progress.</li>
  * <li>Attempts are the record's own ({@link RecordSummary#attempt()}: the first owner's, every retry's
  *     and every completer's), so every completer instance agrees on them. The completer takes a record
- *     over only while its attempt is below {@link Builder#maxAttempts}, and the {@code n}th attempt waits
- *     {@code delay * 2^(n-1)} (at most {@link Builder#maxBackoff}) after the last lease ended.</li>
+ *     over only while its attempt is below {@link Builder#maxAttempts}, and after attempt {@code n} it waits
+ *     {@code delay * 2^(n-1)} (at most {@link Builder#maxBackoff}) from the end of the lease before the next.</li>
  * <li><b>Parked</b>: a record that reached {@code maxAttempts} stays in progress with its lease over;
  *     the completer reports it once ({@link Listener#parked}, {@link Status#parked()}) and never runs it
  *     again. An operator inspects and releases it through {@link StoreAdministration}; a client's retry
