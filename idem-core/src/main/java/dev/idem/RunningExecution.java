@@ -33,6 +33,11 @@ final class RunningExecution implements OpenExecution {
     private static final int MAX_PHASE_NAME = 64;
     /** The part of the lease that must still be ahead for an owner to start something. */
     private static final int MARGIN_DIVISOR = 5;
+    /**
+     * The phase an {@link OperationRegistry} operation's input is checkpointed under, right after the
+     * claim: reserved, so no operation's own phase can overwrite it.
+     */
+    static final String INPUT_PHASE = "idem:input";
 
     private final Idem idem;
     private final IdempotencyStore store;
@@ -192,6 +197,27 @@ final class RunningExecution implements OpenExecution {
     @Override
     public <T> T phase(String name, PhaseCodec<T> codec, PhaseAction<T> action) throws Exception {
         checkPhaseName(name);
+        if (INPUT_PHASE.equals(name)) {
+            throw new IllegalArgumentException("phase name '" + INPUT_PHASE + "' is reserved for a registered operation's stored input");
+        }
+        return runPhase(name, codec, action);
+    }
+
+    /**
+     * The registered operation's stored input: {@code firstRun} checkpointed as the reserved phase when
+     * no earlier attempt stored one, else the earlier attempt's. {@code firstRun} null means only an
+     * earlier attempt's is acceptable (a completer resumes; it never invents an input).
+     */
+    byte[] storedInput(byte[] firstRun) throws Exception {
+        return runPhase(INPUT_PHASE, PhaseCodec.BYTES, downstreamKey -> {
+            if (firstRun == null) {
+                throw new IllegalStateException("the record of scope '" + id.scope() + "' holds no stored input to resume from");
+            }
+            return firstRun;
+        });
+    }
+
+    private <T> T runPhase(String name, PhaseCodec<T> codec, PhaseAction<T> action) throws Exception {
         byte[] earlier = finishedPhases.get(name);
         if (earlier != null) {
             T result = codec.decode(earlier);

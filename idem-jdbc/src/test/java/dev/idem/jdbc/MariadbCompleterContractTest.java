@@ -1,0 +1,22 @@
+package dev.idem.jdbc;
+
+import dev.idem.jdbc.testing.Backends;
+import dev.idem.spi.IdempotencyStore;
+import dev.idem.testing.CompleterContract;
+import dev.idem.testing.StoreFixture;
+import dev.idem.testing.TestDatabase;
+
+class MariadbCompleterContractTest extends StoreFixture implements CompleterContract {
+    private TestDatabase db;
+
+    @Override
+    protected IdempotencyStore newStore() {
+        db = Backends.MARIADB.open();
+        return Backends.migratedStore(db);
+    }
+
+    @Override
+    protected void closeStore() {
+        db.close();
+    }
+}
