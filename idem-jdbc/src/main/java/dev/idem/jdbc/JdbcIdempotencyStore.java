@@ -23,7 +23,6 @@ import dev.idem.spi.IdempotencyRecord;
 import dev.idem.spi.IdempotencyStore;
 import dev.idem.spi.RecordKey;
 import dev.idem.spi.RecordState;
-import dev.idem.spi.RecordSummary;
 import dev.idem.spi.RecoveryPoint;
 import dev.idem.spi.Renewals;
 import dev.idem.spi.StoreAdministration;
@@ -69,7 +68,7 @@ import javax.sql.DataSource;
  * <p>Each call borrows a connection from the {@link DataSource} and returns it at once; pool it
  * (HikariCP). Create the table with {@link #migrate()} or by running the dialect's plain SQL files.
  */
-public final class JdbcIdempotencyStore implements IdempotencyStore, StoreAdministration {
+public final class JdbcIdempotencyStore implements IdempotencyStore {
     /** A live record read between a conflict and a concurrent release/purge is re-claimed; this bounds that loop. */
     private static final int MAX_CLAIM_ROUNDS = 16;
 
@@ -349,26 +348,12 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, StoreAdmini
         });
     }
 
-    // ---- administration (StoreAdministration) -----------------------------------------------
+    // ---- administration ---------------------------------------------------------------------------
 
+    /** Looks at, lists and releases this store's records (see {@link StoreAdministration}). */
     @Override
-    public Optional<RecordSummary> inspect(RecordKey id) {
-        return administration.inspect(id);
-    }
-
-    @Override
-    public List<RecordSummary> expiredLeases(int limit) {
-        return administration.expiredLeases(limit);
-    }
-
-    @Override
-    public Optional<RecordSummary> oldestInProgress() {
-        return administration.oldestInProgress();
-    }
-
-    @Override
-    public ReleaseResult releaseStuck(RecordKey id, long token, boolean force) {
-        return administration.releaseStuck(id, token, force);
+    public Optional<StoreAdministration> administration() {
+        return Optional.of(administration);
     }
 
     /**
