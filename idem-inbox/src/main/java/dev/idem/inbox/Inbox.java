@@ -377,9 +377,7 @@ public final class Inbox implements Purgeable {
      */
     @Override
     public int purge(int limit) {
-        if (limit < 1) {
-            throw new IllegalArgumentException("purge limit must be at least 1, was " + limit);
-        }
+        Arguments.atLeast("purge limit", limit, 1);
         int deleted = inTransaction("purge", null, c -> {
             int purged = rows.executeUpdate(c, "inbox_purge", limit);
             c.commit();
@@ -485,10 +483,7 @@ public final class Inbox implements Purgeable {
 
         /** Failed attempts after which a message is quarantined: 1–1000, default 5. */
         public Builder maxAttempts(int maxAttempts) {
-            if (maxAttempts < 1 || maxAttempts > 1000) {
-                throw new IllegalArgumentException("maxAttempts must be 1-1000, was " + maxAttempts);
-            }
-            this.maxAttempts = maxAttempts;
+            this.maxAttempts = Arguments.between("maxAttempts", maxAttempts, 1, 1000);
             return this;
         }
 

@@ -321,9 +321,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     @Override
     public int purge(int limit) {
-        if (limit < 1) {
-            throw new IllegalArgumentException("purge limit must be at least 1, was " + limit);
-        }
+        Arguments.atLeast("purge limit", limit, 1);
         if (partitions != null) {
             return inConnection("purge", null, c -> partitions.purge(c, limit));
         }
@@ -562,10 +560,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
          * @param maxEntries 0 (off) to 1,000,000
          */
         public Builder responseCache(int maxEntries) {
-            if (maxEntries < 0 || maxEntries > 1_000_000) {
-                throw new IllegalArgumentException("responseCache maxEntries must be 0-1000000, was " + maxEntries);
-            }
-            this.responseCache = maxEntries;
+            this.responseCache = Arguments.between("responseCache maxEntries", maxEntries, 0, 1_000_000);
             return this;
         }
 

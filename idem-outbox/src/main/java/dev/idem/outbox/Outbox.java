@@ -230,9 +230,7 @@ public final class Outbox implements Purgeable {
     /** Deletes up to {@code limit} sent events past their retention; never a pending one. */
     @Override
     public int purge(int limit) {
-        if (limit < 1) {
-            throw new IllegalArgumentException("purge limit must be at least 1, was " + limit);
-        }
+        Arguments.atLeast("purge limit", limit, 1);
         return inConnection("purge", c -> withScanIsolation(c, conn -> {
             try (PreparedStatement ps = conn.prepareStatement(sql.get("outbox_purge"))) {
                 ps.setInt(1, limit);

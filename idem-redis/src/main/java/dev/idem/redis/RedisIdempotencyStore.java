@@ -353,9 +353,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
      */
     @Override
     public int purge(int limit) {
-        if (limit < 1) {
-            throw new IllegalArgumentException("purge limit must be at least 1, was " + limit);
-        }
+        Arguments.atLeast("purge limit", limit, 1);
         int start = Math.floorMod(purgeCursor.getAndIncrement(), KeyLayout.SHARDS);
         int deleted = 0;
         for (int i = 0; i < KeyLayout.SHARDS && deleted < limit; i++) {

@@ -157,9 +157,7 @@ public final class NonDurableMemoryStore implements IdempotencyStore {
 
     @Override
     public synchronized int purge(int limit) {
-        if (limit < 1) {
-            throw new IllegalArgumentException("purge limit must be at least 1, was " + limit);
-        }
+        Arguments.atLeast("purge limit", limit, 1);
         Instant now = clock.instant();
         int deleted = 0;
         for (Iterator<Entry> it = records.values().iterator(); it.hasNext() && deleted < limit; ) {

@@ -238,19 +238,10 @@ public final class NatsKvIdempotencyStore implements IdempotencyStore, AutoClose
      */
     @Override
     public int purge(int limit) {
-        if (limit < 1) {
-            throw new IllegalArgumentException("purge limit must be at least 1, was " + limit);
-        }
+        Arguments.atLeast("purge limit", limit, 1);
         return call("purge", null, () -> {
             int deleted = 0;
-            List<String> names;
-            try {
-                names = kv.keys(RECORD_PREFIX + ">");
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IOException("interrupted while listing the bucket's keys", e);
-            }
-            for (String name : names) {
+            for (String name : recordNames()) {
                 if (deleted == limit) {
                     break;
                 }
@@ -376,15 +367,8 @@ public final class NatsKvIdempotencyStore implements IdempotencyStore, AutoClose
 
     /** Every live record in progress of the bucket, in no order. */
     private List<RecordSummary> inProgress() throws IOException, JetStreamApiException {
-        List<String> names;
-        try {
-            names = kv.keys(RECORD_PREFIX + ">");
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted while listing the bucket's keys", e);
-        }
         List<RecordSummary> out = new ArrayList<>();
-        for (String name : names) {
+        for (String name : recordNames()) {
             KeyValueEntry entry = kv.get(name);
             if (entry == null) {
                 continue;
@@ -397,6 +381,16 @@ public final class NatsKvIdempotencyStore implements IdempotencyStore, AutoClose
             }
         }
         return out;
+    }
+
+    /** The keys of every record entry of the bucket (not the clocks'): what a purge or a list walks. */
+    private List<String> recordNames() throws IOException, JetStreamApiException {
+        try {
+            return kv.keys(RECORD_PREFIX + ">");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while listing the bucket's keys", e);
+        }
     }
 
     private static RecordSummary summary(RecordKey id, StoredRecord record, KeyValueEntry entry, long now) {
