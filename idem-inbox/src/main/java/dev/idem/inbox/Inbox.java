@@ -139,13 +139,12 @@ public final class Inbox implements Purgeable {
 
     /** An inbox on {@code dataSource}; the dialect is detected at {@link Builder#build()} unless set. */
     public static Builder builder(DataSource dataSource) {
-        return new Builder(dataSource, null);
+        return new Builder(dataSource);
     }
 
     /** An inbox in the store's database, with the store's dialect. */
     public static Builder builder(JdbcIdempotencyStore store) {
-        Objects.requireNonNull(store, "store is null");
-        return new Builder(store.dataSource(), store.dialect());
+        return new Builder(store);
     }
 
     /**
@@ -471,8 +470,12 @@ public final class Inbox implements Purgeable {
         private Function<? super Throwable, String> errorText = errorText(QuarantineError.CLASS_NAME);
 
         /** The table defaults to {@code idem_inbox}. */
-        private Builder(DataSource dataSource, Dialect dialect) {
-            super(dataSource, dialect, Tables.DEFAULT_INBOX_TABLE);
+        private Builder(DataSource dataSource) {
+            super(dataSource, null, Tables.DEFAULT_INBOX_TABLE);
+        }
+
+        private Builder(JdbcIdempotencyStore store) {
+            super(store, Tables.DEFAULT_INBOX_TABLE);
         }
 
         /** Default {@code idem_quarantine}. A lower-case SQL identifier of at most 48 characters. */
