@@ -201,19 +201,13 @@ public final class Sweeper implements AutoCloseable {
 
         /** Records deleted per store call; keeps each delete short. Default 500. */
         public Builder batchSize(int batchSize) {
-            if (batchSize < 1 || batchSize > 100_000) {
-                throw new IllegalArgumentException("batchSize must be 1-100000, was " + batchSize);
-            }
-            this.batchSize = batchSize;
+            this.batchSize = Arguments.between("batchSize", batchSize, 1, 100_000);
             return this;
         }
 
         /** Upper bound of batches per run. Default 100. */
         public Builder maxBatchesPerRun(int maxBatchesPerRun) {
-            if (maxBatchesPerRun < 1) {
-                throw new IllegalArgumentException("maxBatchesPerRun must be at least 1, was " + maxBatchesPerRun);
-            }
-            this.maxBatchesPerRun = maxBatchesPerRun;
+            this.maxBatchesPerRun = Arguments.atLeast("maxBatchesPerRun", maxBatchesPerRun, 1);
             return this;
         }
 

@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
@@ -160,11 +161,12 @@ public final class IdemAdmin {
     public Map<String, Object> store() {
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("store", String.valueOf(store));
-        out.put("administration", store instanceof StoreAdministration);
+        Optional<StoreAdministration> administration = store.administration();
+        out.put("administration", administration.isPresent());
         long started = System.nanoTime();
         try {
-            if (store instanceof StoreAdministration admin) {
-                out.put("oldestInProgress", admin.oldestInProgress().map(IdemAdmin::record).orElse(null));
+            if (administration.isPresent()) {
+                out.put("oldestInProgress", administration.get().oldestInProgress().map(IdemAdmin::record).orElse(null));
             }
             out.put("healthy", true);
         } catch (StoreException e) {
@@ -239,10 +241,8 @@ public final class IdemAdmin {
     // ---- helpers ---------------------------------------------------------------------------------
 
     private StoreAdministration administration() {
-        if (store instanceof StoreAdministration admin) {
-            return admin;
-        }
-        throw new UnsupportedOperationException("the store " + store + " does not implement StoreAdministration");
+        return store.administration().orElseThrow(() -> new UnsupportedOperationException(
+                "the store " + store + " offers no administration (its IdempotencyStore.administration() is empty)"));
     }
 
     private InboxSection consumer(String name) {
@@ -300,7 +300,7 @@ public final class IdemAdmin {
         private Builder() {
         }
 
-        /** The store whose records are shown; required. Its records are administered if it implements {@link StoreAdministration}. */
+        /** The store whose records are shown; required. Its records are administered if it offers {@link IdempotencyStore#administration()}. */
         public Builder store(IdempotencyStore store) {
             this.store = Objects.requireNonNull(store, "store is null");
             return this;

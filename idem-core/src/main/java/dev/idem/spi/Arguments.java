@@ -57,4 +57,12 @@ public final class Arguments {
         }
         return value;
     }
+
+    /** @throws IllegalArgumentException if {@code value} is below {@code min} */
+    public static int atLeast(String name, int value, int min) {
+        if (value < min) {
+            throw new IllegalArgumentException(name + " must be at least " + min + ", was " + value);
+        }
+        return value;
+    }
 }

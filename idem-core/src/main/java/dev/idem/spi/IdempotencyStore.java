@@ -131,4 +131,15 @@ public interface IdempotencyStore extends Purgeable {
 
     /** The record as it stands, or empty if absent or expired. */
     Optional<IdempotencyRecord> find(RecordKey id);
+
+    /**
+     * What an operator may ask of this store (look at a record, list the stuck ones, release one), or
+     * empty if it offers none. The engine never calls it; an admin endpoint does, after its own
+     * authorisation. A store that answers returns the same object on every call, working on this
+     * store's records and clock and keeping the {@link StoreAdministration} contract. The default
+     * answers empty: a store need not offer administration.
+     */
+    default Optional<StoreAdministration> administration() {
+        return Optional.empty();
+    }
 }

@@ -4,10 +4,11 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * What an operator may ask of an {@link IdempotencyStore} that implements it: look at one record,
- * find the records stuck in progress, and release one. Optional and coarse: the engine never calls
- * it; an admin endpoint does, after its own authorisation. {@code dev.idem.testing.StoreAdministrationContract}
- * checks it against every store that implements it. See docs/operations.md.
+ * What an operator may ask of an {@link IdempotencyStore} that offers it
+ * ({@link IdempotencyStore#administration()}): look at one record, find the records stuck in
+ * progress, and release one. Optional and coarse: the engine never calls it; an admin endpoint does,
+ * after its own authorisation. {@code dev.idem.testing.StoreAdministrationContract} checks it against
+ * every store that offers it. See docs/operations.md.
  *
  * <h2>Contract</h2>
  * <ol>

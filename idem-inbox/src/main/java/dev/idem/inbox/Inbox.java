@@ -139,13 +139,12 @@ public final class Inbox implements Purgeable {
 
     /** An inbox on {@code dataSource}; the dialect is detected at {@link Builder#build()} unless set. */
     public static Builder builder(DataSource dataSource) {
-        return new Builder(dataSource, null);
+        return new Builder(dataSource);
     }
 
     /** An inbox in the store's database, with the store's dialect. */
     public static Builder builder(JdbcIdempotencyStore store) {
-        Objects.requireNonNull(store, "store is null");
-        return new Builder(store.dataSource(), store.dialect());
+        return new Builder(store);
     }
 
     /**
@@ -377,9 +376,7 @@ public final class Inbox implements Purgeable {
      */
     @Override
     public int purge(int limit) {
-        if (limit < 1) {
-            throw new IllegalArgumentException("purge limit must be at least 1, was " + limit);
-        }
+        Arguments.atLeast("purge limit", limit, 1);
         int deleted = inTransaction("purge", null, c -> {
             int purged = rows.executeUpdate(c, "inbox_purge", limit);
             c.commit();
@@ -473,8 +470,12 @@ public final class Inbox implements Purgeable {
         private Function<? super Throwable, String> errorText = errorText(QuarantineError.CLASS_NAME);
 
         /** The table defaults to {@code idem_inbox}. */
-        private Builder(DataSource dataSource, Dialect dialect) {
-            super(dataSource, dialect, Tables.DEFAULT_INBOX_TABLE);
+        private Builder(DataSource dataSource) {
+            super(dataSource, null, Tables.DEFAULT_INBOX_TABLE);
+        }
+
+        private Builder(JdbcIdempotencyStore store) {
+            super(store, Tables.DEFAULT_INBOX_TABLE);
         }
 
         /** Default {@code idem_quarantine}. A lower-case SQL identifier of at most 48 characters. */
@@ -485,10 +486,7 @@ public final class Inbox implements Purgeable {
 
         /** Failed attempts after which a message is quarantined: 1–1000, default 5. */
         public Builder maxAttempts(int maxAttempts) {
-            if (maxAttempts < 1 || maxAttempts > 1000) {
-                throw new IllegalArgumentException("maxAttempts must be 1-1000, was " + maxAttempts);
-            }
-            this.maxAttempts = maxAttempts;
+            this.maxAttempts = Arguments.between("maxAttempts", maxAttempts, 1, 1000);
             return this;
         }
 

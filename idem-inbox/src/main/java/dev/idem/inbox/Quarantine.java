@@ -1,5 +1,6 @@
 package dev.idem.inbox;
 
+import dev.idem.spi.Arguments;
 import dev.idem.spi.ListenerCalls;
 import dev.idem.jdbc.support.MessageHeaders;
 import dev.idem.jdbc.support.SqlStatements;
@@ -38,9 +39,7 @@ public final class Quarantine {
     /** Up to {@code limit} (1–10000) quarantined messages of {@code consumer}, oldest first failure first. */
     public List<QuarantinedMessage> list(String consumer, int limit) {
         InboxNames.checkConsumer(consumer);
-        if (limit < 1 || limit > 10_000) {
-            throw new IllegalArgumentException("limit must be 1-10000, was " + limit);
-        }
+        Arguments.between("limit", limit, 1, 10_000);
         return inbox.inTransaction("list quarantined", consumer, c -> {
             List<QuarantinedMessage> out = new ArrayList<>();
             try (PreparedStatement ps = c.prepareStatement(sql.get("inbox_list_quarantined"))) {

@@ -31,6 +31,11 @@ public abstract class JdbcComponentBuilder<B extends JdbcComponentBuilder<B>> {
         this.tableName = defaultTableName;
     }
 
+    /** A component in {@code store}'s database, with the store's dialect. */
+    protected JdbcComponentBuilder(JdbcIdempotencyStore store, String defaultTableName) {
+        this(Objects.requireNonNull(store, "store is null").dataSource(), store.dialect(), defaultTableName);
+    }
+
     /** Default: detected from the database's product name at {@code build()}. */
     public B dialect(Dialect dialect) {
         this.dialect = Objects.requireNonNull(dialect, "dialect is null");

@@ -23,7 +23,6 @@ import dev.idem.spi.IdempotencyRecord;
 import dev.idem.spi.IdempotencyStore;
 import dev.idem.spi.RecordKey;
 import dev.idem.spi.RecordState;
-import dev.idem.spi.RecordSummary;
 import dev.idem.spi.RecoveryPoint;
 import dev.idem.spi.Renewals;
 import dev.idem.spi.StoreAdministration;
@@ -69,7 +68,7 @@ import javax.sql.DataSource;
  * <p>Each call borrows a connection from the {@link DataSource} and returns it at once; pool it
  * (HikariCP). Create the table with {@link #migrate()} or by running the dialect's plain SQL files.
  */
-public final class JdbcIdempotencyStore implements IdempotencyStore, StoreAdministration {
+public final class JdbcIdempotencyStore implements IdempotencyStore {
     /** A live record read between a conflict and a concurrent release/purge is re-claimed; this bounds that loop. */
     private static final int MAX_CLAIM_ROUNDS = 16;
 
@@ -322,9 +321,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, StoreAdmini
 
     @Override
     public int purge(int limit) {
-        if (limit < 1) {
-            throw new IllegalArgumentException("purge limit must be at least 1, was " + limit);
-        }
+        Arguments.atLeast("purge limit", limit, 1);
         if (partitions != null) {
             return inConnection("purge", null, c -> partitions.purge(c, limit));
         }
@@ -349,26 +346,12 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, StoreAdmini
         });
     }
 
-    // ---- administration (StoreAdministration) -----------------------------------------------
+    // ---- administration ---------------------------------------------------------------------------
 
+    /** Looks at, lists and releases this store's records (see {@link StoreAdministration}). */
     @Override
-    public Optional<RecordSummary> inspect(RecordKey id) {
-        return administration.inspect(id);
-    }
-
-    @Override
-    public List<RecordSummary> expiredLeases(int limit) {
-        return administration.expiredLeases(limit);
-    }
-
-    @Override
-    public Optional<RecordSummary> oldestInProgress() {
-        return administration.oldestInProgress();
-    }
-
-    @Override
-    public ReleaseResult releaseStuck(RecordKey id, long token, boolean force) {
-        return administration.releaseStuck(id, token, force);
+    public Optional<StoreAdministration> administration() {
+        return Optional.of(administration);
     }
 
     /**
@@ -577,10 +560,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, StoreAdmini
          * @param maxEntries 0 (off) to 1,000,000
          */
         public Builder responseCache(int maxEntries) {
-            if (maxEntries < 0 || maxEntries > 1_000_000) {
-                throw new IllegalArgumentException("responseCache maxEntries must be 0-1000000, was " + maxEntries);
-            }
-            this.responseCache = maxEntries;
+            this.responseCache = Arguments.between("responseCache maxEntries", maxEntries, 0, 1_000_000);
             return this;
         }
 

@@ -1,33 +1,10 @@
 package dev.idem.jdbc;
 
 import dev.idem.jdbc.testing.Backends;
-import dev.idem.spi.IdempotencyStore;
-import dev.idem.testing.IdempotencyStoreContract;
-import dev.idem.testing.TestDatabase;
-import java.time.Duration;
 
-/**
- * The store contract on a table partitioned by expiry (retention by partition), hourly partitions
- * made an hour ahead. The contract counts purged rows exactly, so its purge deletes expired rows
- * between drops too; dropping partitions is held to the contract in PostgresRetentionPartitionsTest.
- */
-class PostgresPartitionedStoreContractTest extends IdempotencyStoreContract {
-    private TestDatabase db;
-
-    @Override
-    protected IdempotencyStore newStore() {
-        db = Backends.POSTGRESQL.open();
-        JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(db.dataSource())
-                .retentionByPartition(Duration.ofHours(1), Duration.ofHours(1)).purgeRowsBetweenDrops(true).build();
-        store.migrate();
-        if (!store.retentionPartitions().orElseThrow().partitioned()) {
-            throw new AssertionError("migrate() did not create the table partitioned");
-        }
-        return store;
-    }
-
-    @Override
-    protected void closeStore() {
-        db.close();
+/** The store contract on PostgreSQL on a table partitioned by expiry (see PartitionedStoreContract). */
+class PostgresPartitionedStoreContractTest extends PartitionedStoreContract {
+    PostgresPartitionedStoreContractTest() {
+        super(Backends.POSTGRESQL);
     }
 }

@@ -172,10 +172,7 @@ public final class NatsInboxConsumer extends InboxConsumer<Message, NatsInboxCon
 
         /** Messages per fetch, processed in one inbox transaction: 1–10000, default 256. */
         public Builder batchSize(int batchSize) {
-            if (batchSize < 1 || batchSize > 10_000) {
-                throw new IllegalArgumentException("batchSize must be 1-10000, was " + batchSize);
-            }
-            this.batchSize = batchSize;
+            this.batchSize = Arguments.between("batchSize", batchSize, 1, 10_000);
             return this;
         }
 

@@ -106,13 +106,12 @@ public final class Outbox implements Purgeable {
     }
 
     public static Builder builder(DataSource dataSource) {
-        return new Builder(dataSource, null);
+        return new Builder(dataSource);
     }
 
     /** An outbox in the store's database, with the store's dialect. */
     public static Builder builder(JdbcIdempotencyStore store) {
-        Objects.requireNonNull(store, "store is null");
-        return new Builder(store.dataSource(), store.dialect());
+        return new Builder(store);
     }
 
     /** Creates or upgrades the outbox tables (the dialect's outbox migrations), under a lock; safe to run concurrently. */
@@ -230,9 +229,7 @@ public final class Outbox implements Purgeable {
     /** Deletes up to {@code limit} sent events past their retention; never a pending one. */
     @Override
     public int purge(int limit) {
-        if (limit < 1) {
-            throw new IllegalArgumentException("purge limit must be at least 1, was " + limit);
-        }
+        Arguments.atLeast("purge limit", limit, 1);
         return inConnection("purge", c -> withScanIsolation(c, conn -> {
             try (PreparedStatement ps = conn.prepareStatement(sql.get("outbox_purge"))) {
                 ps.setInt(1, limit);
@@ -443,8 +440,12 @@ public final class Outbox implements Purgeable {
         private Supplier<Map<String, String>> headerSource;
 
         /** The table defaults to {@code idem_outbox}; the sequence table is its name plus {@code _sequence}. */
-        private Builder(DataSource dataSource, Dialect dialect) {
-            super(dataSource, dialect, Tables.DEFAULT_OUTBOX_TABLE);
+        private Builder(DataSource dataSource) {
+            super(dataSource, null, Tables.DEFAULT_OUTBOX_TABLE);
+        }
+
+        private Builder(JdbcIdempotencyStore store) {
+            super(store, Tables.DEFAULT_OUTBOX_TABLE);
         }
 
         /** How long a sent event is kept before it may be purged; default 1 day. */

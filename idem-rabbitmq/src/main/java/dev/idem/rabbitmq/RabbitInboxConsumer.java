@@ -9,6 +9,7 @@ import dev.idem.inbox.consumer.ConsumerListener;
 import dev.idem.inbox.consumer.ConsumerLoop;
 import dev.idem.inbox.consumer.InboxConsumer;
 import dev.idem.inbox.Inbox;
+import dev.idem.spi.Arguments;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -113,9 +114,7 @@ public final class RabbitInboxConsumer extends InboxConsumer<Delivery, RabbitInb
      * @return a mutable map
      */
     public static Map<String, Object> quorumQueueArguments(int deliveryLimit) {
-        if (deliveryLimit < 1 || deliveryLimit > 10_000) {
-            throw new IllegalArgumentException("deliveryLimit must be 1-10000, was " + deliveryLimit);
-        }
+        Arguments.between("deliveryLimit", deliveryLimit, 1, 10_000);
         Map<String, Object> args = new HashMap<>();
         args.put("x-queue-type", "quorum");
         args.put("x-delivery-limit", deliveryLimit);
@@ -200,10 +199,7 @@ public final class RabbitInboxConsumer extends InboxConsumer<Delivery, RabbitInb
          * largest batch: 1–10000, default 250.
          */
         public Builder prefetch(int prefetch) {
-            if (prefetch < 1 || prefetch > 10_000) {
-                throw new IllegalArgumentException("prefetch must be 1-10000, was " + prefetch);
-            }
-            this.prefetch = prefetch;
+            this.prefetch = Arguments.between("prefetch", prefetch, 1, 10_000);
             return this;
         }
 

@@ -29,7 +29,6 @@ import dev.idem.spi.ClaimRequest;
 import dev.idem.spi.IdempotencyRecord;
 import dev.idem.spi.IdempotencyStore;
 import dev.idem.spi.RecordKey;
-import dev.idem.spi.RecordSummary;
 import dev.idem.spi.RecoveryPoint;
 import dev.idem.spi.StoreAdministration;
 import io.lettuce.core.RedisClient;
@@ -114,7 +113,7 @@ import java.util.function.Supplier;
  * Lettuce's command timeout applies to each call; a call that fails or times out throws
  * {@link StoreException}.
  */
-public final class RedisIdempotencyStore implements IdempotencyStore, StoreAdministration, AutoCloseable {
+public final class RedisIdempotencyStore implements IdempotencyStore, AutoCloseable {
     /**
      * How long after a record stops being live Redis deletes its key by itself. Until then the
      * record reads as absent and a purge deletes it; the grace gives a sweeper, if one runs, the
@@ -354,9 +353,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, StoreAdmin
      */
     @Override
     public int purge(int limit) {
-        if (limit < 1) {
-            throw new IllegalArgumentException("purge limit must be at least 1, was " + limit);
-        }
+        Arguments.atLeast("purge limit", limit, 1);
         int start = Math.floorMod(purgeCursor.getAndIncrement(), KeyLayout.SHARDS);
         int deleted = 0;
         for (int i = 0; i < KeyLayout.SHARDS && deleted < limit; i++) {
@@ -381,26 +378,12 @@ public final class RedisIdempotencyStore implements IdempotencyStore, StoreAdmin
         }
     }
 
-    // ---- administration (StoreAdministration) ---------------------------------------------------
+    // ---- administration ---------------------------------------------------------------------------
 
+    /** Looks at, lists and releases this store's records (see {@link StoreAdministration}). */
     @Override
-    public Optional<RecordSummary> inspect(RecordKey id) {
-        return administration.inspect(id);
-    }
-
-    @Override
-    public List<RecordSummary> expiredLeases(int limit) {
-        return administration.expiredLeases(limit);
-    }
-
-    @Override
-    public Optional<RecordSummary> oldestInProgress() {
-        return administration.oldestInProgress();
-    }
-
-    @Override
-    public ReleaseResult releaseStuck(RecordKey id, long token, boolean force) {
-        return administration.releaseStuck(id, token, force);
+    public Optional<StoreAdministration> administration() {
+        return Optional.of(administration);
     }
 
     /** A record this store did not write (another program under the same prefix, a damaged value). */

@@ -16,6 +16,7 @@ import dev.idem.http.MalformedBodyException;
 import dev.idem.servlet.internal.BufferedRequest;
 import dev.idem.servlet.internal.CapturingResponse;
 import dev.idem.servlet.internal.ServletAnswers;
+import dev.idem.spi.Arguments;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -410,11 +411,7 @@ public final class IdempotencyFilter implements Filter {
          * to a lost lease (409 {@code key-in-use}), sent in whole seconds, rounded up. Default 2 s.
          */
         public Builder failureRetryAfter(Duration failureRetryAfter) {
-            Objects.requireNonNull(failureRetryAfter, "failureRetryAfter is null");
-            if (failureRetryAfter.isNegative() || failureRetryAfter.isZero()) {
-                throw new IllegalArgumentException("failureRetryAfter must be positive, was " + failureRetryAfter);
-            }
-            this.failureRetryAfter = failureRetryAfter;
+            this.failureRetryAfter = Arguments.positive("failureRetryAfter", failureRetryAfter);
             return this;
         }
 

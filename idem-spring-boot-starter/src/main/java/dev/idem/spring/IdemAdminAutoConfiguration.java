@@ -24,6 +24,7 @@ import org.springframework.boot.web.servlet.ServletRegistrationBean;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.util.ClassUtils;
 
 /**
  * The operators' side, with dev.idem:idem-admin on the class path: an {@link IdemAdmin} over idem's
@@ -59,20 +60,11 @@ public class IdemAdminAutoConfiguration {
 
     /** The outboxes, in a class of their own so that idem-outbox stays optional. */
     static final class OutboxParts {
-        static final boolean PRESENT = isPresent("dev.idem.outbox.Outbox");
+        static final boolean PRESENT = ClassUtils.isPresent("dev.idem.outbox.Outbox", IdemAdminAutoConfiguration.class.getClassLoader());
 
         static void addOutboxes(IdemAdmin.Builder builder, ApplicationContext context) {
             for (Map.Entry<String, Outbox> outbox : context.getBeansOfType(Outbox.class).entrySet()) {
                 builder.outbox(outbox.getKey(), outbox.getValue());
-            }
-        }
-
-        private static boolean isPresent(String name) {
-            try {
-                Class.forName(name, false, IdemAdminAutoConfiguration.class.getClassLoader());
-                return true;
-            } catch (ClassNotFoundException | LinkageError e) {
-                return false;
             }
         }
     }

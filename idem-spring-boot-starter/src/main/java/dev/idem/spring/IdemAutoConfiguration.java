@@ -37,6 +37,7 @@ import org.springframework.boot.context.properties.source.InvalidConfigurationPr
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.util.ClassUtils;
 
 /**
  * idem's engine for a Spring Boot application: a {@link JdbcIdempotencyStore} on the application's
@@ -217,21 +218,12 @@ public class IdemAutoConfiguration {
 
         /** The outboxes' gauges, in a class of their own so that idem-outbox stays optional. */
         static final class OutboxGauges {
-            static final boolean PRESENT = present("dev.idem.outbox.Outbox");
+            static final boolean PRESENT = ClassUtils.isPresent("dev.idem.outbox.Outbox", OutboxGauges.class.getClassLoader());
 
             static void register(MeterRegistry registry, ApplicationContext context) {
                 context.getBeansOfType(Outbox.class).forEach((name, outbox) -> OperatorGauges.registerOutbox(registry, name,
                         () -> outbox.backlog(1).pending(),
                         () -> outbox.backlog(1).oldestAge().map(Duration::toMillis).orElse(0L)));
-            }
-
-            private static boolean present(String name) {
-                try {
-                    Class.forName(name, false, OutboxGauges.class.getClassLoader());
-                    return true;
-                } catch (ClassNotFoundException | LinkageError e) {
-                    return false;
-                }
             }
         }
 

@@ -46,7 +46,7 @@ import java.util.Optional;
  * recovery points and fingerprints are immutable values (they copy their bytes in and out), so no
  * caller can change a stored record through a reference it passed in or got back.
  */
-public final class NonDurableMemoryStore implements IdempotencyStore, StoreAdministration {
+public final class NonDurableMemoryStore implements IdempotencyStore {
 
     /** IN_PROGRESS and COMPLETED are live; RELEASED is a tombstone that reads as absent. */
     private enum State {
@@ -69,6 +69,7 @@ public final class NonDurableMemoryStore implements IdempotencyStore, StoreAdmin
     private final Map<RecordKey, Entry> records = new HashMap<>();
     /** The largest token ever issued; a new record's first token is above it, so purge never lets a key's tokens go back. */
     private long highestToken;
+    private final StoreAdministration administration = new Administration();
 
     /** A store on the system clock (UTC). Not durable: see the class description. */
     public NonDurableMemoryStore() {
@@ -156,9 +157,7 @@ public final class NonDurableMemoryStore implements IdempotencyStore, StoreAdmin
 
     @Override
     public synchronized int purge(int limit) {
-        if (limit < 1) {
-            throw new IllegalArgumentException("purge limit must be at least 1, was " + limit);
-        }
+        Arguments.atLeast("purge limit", limit, 1);
         Instant now = clock.instant();
         int deleted = 0;
         for (Iterator<Entry> it = records.values().iterator(); it.hasNext() && deleted < limit; ) {
@@ -184,52 +183,72 @@ public final class NonDurableMemoryStore implements IdempotencyStore, StoreAdmin
 
     // ---- administration ----------------------------------------------------------------------
 
+    /** Looks at, lists and releases this store's records (see {@link StoreAdministration}). */
     @Override
-    public synchronized Optional<RecordSummary> inspect(RecordKey id) {
-        return find(id).map(r -> RecordSummary.of(r, records.get(id).createdAt, clock.instant()));
+    public Optional<StoreAdministration> administration() {
+        return Optional.of(administration);
     }
 
-    @Override
-    public synchronized List<RecordSummary> expiredLeases(int limit) {
-        Arguments.between("limit", limit, 1, MAX_LIST);
-        Instant now = clock.instant();
-        return records.entrySet().stream()
-                .filter(e -> e.getValue().state == State.IN_PROGRESS && !expired(e.getValue(), now) && !e.getValue().leaseUntil.isAfter(now))
-                .sorted(Comparator.comparing((Map.Entry<RecordKey, Entry> e) -> e.getValue().leaseUntil))
-                .limit(limit)
-                .map(e -> inspect(e.getKey()).orElseThrow())
-                .toList();
-    }
+    /** The administration of this store's map, under the store's lock and on its clock. */
+    private final class Administration implements StoreAdministration {
+        /** The store's monitor, which its synchronized methods hold: one lock for every read and write. */
+        private final Object lock = NonDurableMemoryStore.this;
 
-    @Override
-    public synchronized Optional<RecordSummary> oldestInProgress() {
-        Instant now = clock.instant();
-        return records.entrySet().stream()
-                .filter(e -> e.getValue().state == State.IN_PROGRESS && !expired(e.getValue(), now))
-                .min(Comparator.comparing((Map.Entry<RecordKey, Entry> e) -> e.getValue().createdAt))
-                .flatMap(e -> inspect(e.getKey()));
-    }
+        @Override
+        public Optional<RecordSummary> inspect(RecordKey id) {
+            synchronized (lock) {
+                return find(id).map(r -> RecordSummary.of(r, records.get(id).createdAt, clock.instant()));
+            }
+        }
 
-    @Override
-    public synchronized ReleaseResult releaseStuck(RecordKey id, long token, boolean force) {
-        Objects.requireNonNull(id, "id is null");
-        Instant now = clock.instant();
-        Entry e = records.get(id);
-        if (e == null || e.state != State.IN_PROGRESS || expired(e, now)) {
-            return ReleaseResult.NOT_IN_PROGRESS;
+        @Override
+        public List<RecordSummary> expiredLeases(int limit) {
+            Arguments.between("limit", limit, 1, MAX_LIST);
+            synchronized (lock) {
+                Instant now = clock.instant();
+                return records.entrySet().stream()
+                        .filter(e -> e.getValue().state == State.IN_PROGRESS && !expired(e.getValue(), now) && !e.getValue().leaseUntil.isAfter(now))
+                        .sorted(Comparator.comparing((Map.Entry<RecordKey, Entry> e) -> e.getValue().leaseUntil))
+                        .limit(limit)
+                        .map(e -> inspect(e.getKey()).orElseThrow())
+                        .toList();
+            }
         }
-        if (e.token != token) {
-            return ReleaseResult.TOKEN_CHANGED;
+
+        @Override
+        public Optional<RecordSummary> oldestInProgress() {
+            synchronized (lock) {
+                Instant now = clock.instant();
+                return records.entrySet().stream()
+                        .filter(e -> e.getValue().state == State.IN_PROGRESS && !expired(e.getValue(), now))
+                        .min(Comparator.comparing((Map.Entry<RecordKey, Entry> e) -> e.getValue().createdAt))
+                        .flatMap(e -> inspect(e.getKey()));
+            }
         }
-        if (!force && e.leaseUntil.isAfter(now)) {
-            return ReleaseResult.LEASE_LIVE;
+
+        @Override
+        public ReleaseResult releaseStuck(RecordKey id, long token, boolean force) {
+            Objects.requireNonNull(id, "id is null");
+            synchronized (lock) {
+                Instant now = clock.instant();
+                Entry e = records.get(id);
+                if (e == null || e.state != State.IN_PROGRESS || expired(e, now)) {
+                    return ReleaseResult.NOT_IN_PROGRESS;
+                }
+                if (e.token != token) {
+                    return ReleaseResult.TOKEN_CHANGED;
+                }
+                if (!force && e.leaseUntil.isAfter(now)) {
+                    return ReleaseResult.LEASE_LIVE;
+                }
+                // A tombstone under a larger token: the holder's writes miss, the next claim's token grows from it.
+                e.token = nextToken(e.token);
+                e.state = State.RELEASED;
+                e.leaseUntil = now;
+                e.recoveryPoint = null;
+                return ReleaseResult.RELEASED;
+            }
         }
-        // A tombstone under a larger token: the holder's writes miss, the next claim's token grows from it.
-        e.token = nextToken(e.token);
-        e.state = State.RELEASED;
-        e.leaseUntil = now;
-        e.recoveryPoint = null;
-        return ReleaseResult.RELEASED;
     }
 
     /** How many entries (live, expired or tombstones) the heap holds; for tests of purging. */

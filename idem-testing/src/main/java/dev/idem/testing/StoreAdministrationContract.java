@@ -21,12 +21,14 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /**
- * The {@link StoreAdministration} contract, as tests. A store's contract test (a subclass of
+ * The {@link StoreAdministration} contract, as tests, on what a store's
+ * {@link IdempotencyStore#administration()} returns. A store's contract test (a subclass of
  * {@link IdempotencyStoreContract}, whose fresh store it uses) runs it by implementing this
  * interface: {@code class PostgresStoreContractTest extends IdempotencyStoreContract implements StoreAdministrationContract}.
  *
@@ -39,8 +41,9 @@ public interface StoreAdministrationContract {
     IdempotencyStore store();
 
     private StoreAdministration admin() {
-        assertThat(store()).as("the store implements StoreAdministration").isInstanceOf(StoreAdministration.class);
-        return (StoreAdministration) store();
+        Optional<StoreAdministration> administration = store().administration();
+        assertThat(administration).as("the store offers StoreAdministration (IdempotencyStore.administration())").isPresent();
+        return administration.orElseThrow();
     }
 
     private static RecordKey key(String name) {

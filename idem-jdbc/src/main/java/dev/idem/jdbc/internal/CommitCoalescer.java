@@ -1,5 +1,6 @@
 package dev.idem.jdbc.internal;
 
+import dev.idem.spi.Arguments;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -88,12 +89,8 @@ public final class CommitCoalescer<E, R> {
      * @param batch    two or more entries in one transaction
      */
     public CommitCoalescer(int maxBatch, int maxInFlight, Function<E, ?> keyOf, Single<E, R> single, Batch<E, R> batch) {
-        if (maxBatch < 2) {
-            throw new IllegalArgumentException("maxBatch must be at least 2, was " + maxBatch);
-        }
-        if (maxInFlight < 1) {
-            throw new IllegalArgumentException("maxInFlight must be at least 1, was " + maxInFlight);
-        }
+        Arguments.atLeast("maxBatch", maxBatch, 2);
+        Arguments.atLeast("maxInFlight", maxInFlight, 1);
         this.maxBatch = maxBatch;
         this.maxInFlight = maxInFlight;
         this.keyOf = Objects.requireNonNull(keyOf, "keyOf");

@@ -9,6 +9,13 @@
 -- name: greatest
 greatest
 
+-- name: claim_insert
+-- A fragment of claim and claim_many below, not a statement: a fresh record for each requested key of
+-- "req", as the common claim inserts it; each statement adds which keys, and {claim_takeover}.
+INSERT INTO idem_record AS r
+    (scope, idem_key, fingerprint, state, token, attempt, lease_until, expires_at, created_at)
+SELECT scope, idem_key, fingerprint, 0, {new_token}, 1, {now_ms} + lease_ms, {now_ms} + retention_ms, {now_ms}
+
 -- name: claim
 -- The common claim with a replay fast path in the same statement and round trip: "done" reads a
 -- completed, unexpired record (immutable until it expires); if there is one, nothing is inserted,
@@ -25,9 +32,7 @@ WITH req (scope, idem_key, fingerprint, lease_ms, retention_ms) AS (
     FROM idem_record d JOIN req ON d.scope = req.scope AND d.idem_key = req.idem_key
     WHERE d.state = 1 AND d.expires_at > {now_ms}
 ), claimed AS (
-    INSERT INTO idem_record AS r
-        (scope, idem_key, fingerprint, state, token, attempt, lease_until, expires_at, created_at)
-    SELECT scope, idem_key, fingerprint, 0, {new_token}, 1, {now_ms} + lease_ms, {now_ms} + retention_ms, {now_ms}
+    {claim_insert}
     FROM req WHERE NOT EXISTS (SELECT 1 FROM done)
     {claim_takeover}
     RETURNING r.token, r.attempt, r.recovery_phase, r.recovery_state
@@ -52,9 +57,7 @@ WITH req (scope, idem_key, fingerprint, lease_ms, retention_ms) AS (
     FROM idem_record d JOIN req ON d.scope = req.scope AND d.idem_key = req.idem_key
     WHERE d.state = 1 AND d.expires_at > {now_ms}
 ), claimed AS (
-    INSERT INTO idem_record AS r
-        (scope, idem_key, fingerprint, state, token, attempt, lease_until, expires_at, created_at)
-    SELECT scope, idem_key, fingerprint, 0, {new_token}, 1, {now_ms} + lease_ms, {now_ms} + retention_ms, {now_ms}
+    {claim_insert}
     FROM req WHERE NOT EXISTS (SELECT 1 FROM done WHERE done.scope = req.scope AND done.idem_key = req.idem_key)
     ORDER BY scope, idem_key
     {claim_takeover}

@@ -15,7 +15,6 @@ import dev.idem.spi.RecordState;
 import dev.idem.spi.RecordSummary;
 import dev.idem.spi.RecoveryPoint;
 import dev.idem.spi.StoreAdministration;
-import dev.idem.spi.Arguments;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.KeyValue;
@@ -106,7 +105,7 @@ import java.util.regex.Pattern;
  * <p>Thread-safe. The connection is the caller's: {@link #close()} only deletes the store's clock
  * entry. Timeouts and unreachable servers throw {@link StoreException}.
  */
-public final class NatsKvIdempotencyStore implements IdempotencyStore, StoreAdministration, AutoCloseable {
+public final class NatsKvIdempotencyStore implements IdempotencyStore, AutoCloseable {
     private static final String NAME = "NATS KV store";
     private static final String RECORD_PREFIX = "r.";
     /** JetStream's error code for a write whose expected last revision is not the key's. */
@@ -125,6 +124,8 @@ public final class NatsKvIdempotencyStore implements IdempotencyStore, StoreAdmi
     private final long maxValueBytes;
     /** The bucket's maximum age; zero when entries never age out. */
     private final Duration maxAge;
+    /** What an operator may ask of the store (see {@link StoreAdministration}). */
+    private final StoreAdministration administration = new Administration();
 
     private NatsKvIdempotencyStore(KeyValue kv, String bucket, long maxValueBytes, Duration maxAge) {
         this.kv = kv;
@@ -237,19 +238,10 @@ public final class NatsKvIdempotencyStore implements IdempotencyStore, StoreAdmi
      */
     @Override
     public int purge(int limit) {
-        if (limit < 1) {
-            throw new IllegalArgumentException("purge limit must be at least 1, was " + limit);
-        }
+        Arguments.atLeast("purge limit", limit, 1);
         return call("purge", null, () -> {
             int deleted = 0;
-            List<String> names;
-            try {
-                names = kv.keys(RECORD_PREFIX + ">");
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IOException("interrupted while listing the bucket's keys", e);
-            }
-            for (String name : names) {
+            for (String name : recordNames()) {
                 if (deleted == limit) {
                     break;
                 }
@@ -300,80 +292,83 @@ public final class NatsKvIdempotencyStore implements IdempotencyStore, StoreAdmi
         T of(KeyValueEntry entry, StoredRecord record, long now);
     }
 
-    // ---- administration (StoreAdministration) ---------------------------------------------------
+    // ---- administration ---------------------------------------------------------------------------
 
+    /** Looks at, lists and releases this store's records (see {@link StoreAdministration}). */
     @Override
-    public Optional<RecordSummary> inspect(RecordKey id) {
-        return readLive("inspect", id, (entry, record, now) -> summary(id, record, entry, now));
+    public Optional<StoreAdministration> administration() {
+        return Optional.of(administration);
     }
 
-    /**
-     * The records in progress whose lease is over, the longest-expired first. JetStream has no index
-     * by lease: it reads every record of the bucket (one pass, as {@link #purge} does), so it suits an
-     * operator's occasional look, not a meter polled every few seconds on a large bucket.
-     */
-    @Override
-    public List<RecordSummary> expiredLeases(int limit) {
-        Arguments.between("limit", limit, 1, MAX_LIST);
-        return call("list expired leases", null, () -> inProgress().stream()
-                .filter(RecordSummary::leaseExpired)
-                .sorted(Comparator.comparing(RecordSummary::leaseUntil))
-                .limit(limit)
-                .toList());
-    }
+    /** The administration of this store's bucket, on the store's reads, conditional writes and clock. */
+    private final class Administration implements StoreAdministration {
 
-    /** The record in progress claimed first; like {@link #expiredLeases}, it reads every record of the bucket. */
-    @Override
-    public Optional<RecordSummary> oldestInProgress() {
-        return call("find the oldest in progress", null, () -> inProgress().stream()
-                .min(Comparator.comparing((RecordSummary s) -> s.createdAt().orElse(Instant.MAX))));
-    }
+        @Override
+        public Optional<RecordSummary> inspect(RecordKey id) {
+            return readLive("inspect", id, (entry, record, now) -> summary(id, record, entry, now));
+        }
 
-    /**
-     * Deletes the record at the revision read, if it is in progress under {@code token} and (unless
-     * forced) its lease is over. The holder's writes then find no record and fail; the next claim's
-     * token is a later revision of the bucket, so larger.
-     */
-    @Override
-    public ReleaseResult releaseStuck(RecordKey id, long token, boolean force) {
-        String name = keyName(id);
-        return call("release a stuck record", id.scope(), () -> {
-            while (true) {
-                KeyValueEntry entry = kv.get(name);
-                StoredRecord record = entry == null ? null : read(entry, id);
-                long written = entry == null ? 0 : millis(entry);
-                if (record == null || record.completed() || !record.liveAt(clock.nowMillis(), written)) {
-                    return ReleaseResult.NOT_IN_PROGRESS;
+        /**
+         * The records in progress whose lease is over, the longest-expired first. JetStream has no index
+         * by lease: it reads every record of the bucket (one pass, as {@link NatsKvIdempotencyStore#purge} does), so it suits an
+         * operator's occasional look, not a meter polled every few seconds on a large bucket.
+         */
+        @Override
+        public List<RecordSummary> expiredLeases(int limit) {
+            Arguments.between("limit", limit, 1, MAX_LIST);
+            return call("list expired leases", null, () -> inProgress().stream()
+                    .filter(RecordSummary::leaseExpired)
+                    .sorted(Comparator.comparing(RecordSummary::leaseUntil))
+                    .limit(limit)
+                    .toList());
+        }
+
+        /** The record in progress claimed first; like {@link #expiredLeases}, it reads every record of the bucket. */
+        @Override
+        public Optional<RecordSummary> oldestInProgress() {
+            return call("find the oldest in progress", null, () -> inProgress().stream()
+                    .min(Comparator.comparing((RecordSummary s) -> s.createdAt().orElse(Instant.MAX))));
+        }
+
+        /**
+         * Deletes the record at the revision read, if it is in progress under {@code token} and (unless
+         * forced) its lease is over. The holder's writes then find no record and fail; the next claim's
+         * token is a later revision of the bucket, so larger.
+         */
+        @Override
+        public ReleaseResult releaseStuck(RecordKey id, long token, boolean force) {
+            String name = keyName(id);
+            return call("release a stuck record", id.scope(), () -> {
+                while (true) {
+                    KeyValueEntry entry = kv.get(name);
+                    StoredRecord record = entry == null ? null : read(entry, id);
+                    long written = entry == null ? 0 : millis(entry);
+                    if (record == null || record.completed() || !record.liveAt(clock.nowMillis(), written)) {
+                        return ReleaseResult.NOT_IN_PROGRESS;
+                    }
+                    if (record.tokenAt(entry.getRevision()) != token) {
+                        return ReleaseResult.TOKEN_CHANGED;
+                    }
+                    if (!force && record.leaseUntil(written) > clock.nowMillis()) {
+                        return ReleaseResult.LEASE_LIVE;
+                    }
+                    Long landed = conditionally(() -> {
+                        kv.delete(name, entry.getRevision());
+                        return 0L;
+                    });
+                    if (landed != null) {
+                        return ReleaseResult.RELEASED;
+                    }
+                    // The owner wrote meanwhile (a renewal, a checkpoint): decide again on what it wrote.
                 }
-                if (record.tokenAt(entry.getRevision()) != token) {
-                    return ReleaseResult.TOKEN_CHANGED;
-                }
-                if (!force && record.leaseUntil(written) > clock.nowMillis()) {
-                    return ReleaseResult.LEASE_LIVE;
-                }
-                Long landed = conditionally(() -> {
-                    kv.delete(name, entry.getRevision());
-                    return 0L;
-                });
-                if (landed != null) {
-                    return ReleaseResult.RELEASED;
-                }
-                // The owner wrote meanwhile (a renewal, a checkpoint): decide again on what it wrote.
-            }
-        });
+            });
+        }
     }
 
     /** Every live record in progress of the bucket, in no order. */
     private List<RecordSummary> inProgress() throws IOException, JetStreamApiException {
-        List<String> names;
-        try {
-            names = kv.keys(RECORD_PREFIX + ">");
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted while listing the bucket's keys", e);
-        }
         List<RecordSummary> out = new ArrayList<>();
-        for (String name : names) {
+        for (String name : recordNames()) {
             KeyValueEntry entry = kv.get(name);
             if (entry == null) {
                 continue;
@@ -386,6 +381,16 @@ public final class NatsKvIdempotencyStore implements IdempotencyStore, StoreAdmi
             }
         }
         return out;
+    }
+
+    /** The keys of every record entry of the bucket (not the clocks'): what a purge or a list walks. */
+    private List<String> recordNames() throws IOException, JetStreamApiException {
+        try {
+            return kv.keys(RECORD_PREFIX + ">");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while listing the bucket's keys", e);
+        }
     }
 
     private static RecordSummary summary(RecordKey id, StoredRecord record, KeyValueEntry entry, long now) {

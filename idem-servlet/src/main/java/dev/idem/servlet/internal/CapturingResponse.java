@@ -260,9 +260,8 @@ public final class CapturingResponse extends HttpServletResponseWrapper implemen
             storageDeclined = declines(value);
             return;
         }
-        String normalised = HeaderFields.headerName(name);
-        if (normalised != null && !"Content-Length".equalsIgnoreCase(normalised)) {
-            setByHandler.add(normalised);
+        String normalised = handlerHeader(name, setByHandler, true);
+        if (normalised != null) {
             super.setHeader(normalised, value == null ? null : HeaderFields.headerValue(value));
         }
     }
@@ -273,11 +272,24 @@ public final class CapturingResponse extends HttpServletResponseWrapper implemen
             storageDeclined |= declines(value);
             return;
         }
-        String normalised = HeaderFields.headerName(name);
-        if (normalised != null && !"Content-Length".equalsIgnoreCase(normalised)) {
-            addedByHandler.add(normalised);
+        String normalised = handlerHeader(name, addedByHandler, true);
+        if (normalised != null) {
             super.addHeader(normalised, value == null ? null : HeaderFields.headerValue(value));
         }
+    }
+
+    /**
+     * {@code name} normalised and recorded in {@code byHandler} as a header the handler wrote; null,
+     * recording nothing, if it is not a valid header name or, with {@code skipLength}, if it is
+     * Content-Length, which the filter computes from the buffered body.
+     */
+    private static String handlerHeader(String name, Set<String> byHandler, boolean skipLength) {
+        String normalised = HeaderFields.headerName(name);
+        if (normalised == null || (skipLength && "Content-Length".equalsIgnoreCase(normalised))) {
+            return null;
+        }
+        byHandler.add(normalised);
+        return normalised;
     }
 
     private static boolean declines(String value) {
@@ -286,36 +298,32 @@ public final class CapturingResponse extends HttpServletResponseWrapper implemen
 
     @Override
     public void setIntHeader(String name, int value) {
-        String normalised = HeaderFields.headerName(name);
-        if (normalised != null && !"Content-Length".equalsIgnoreCase(normalised)) {
-            setByHandler.add(normalised);
+        String normalised = handlerHeader(name, setByHandler, true);
+        if (normalised != null) {
             super.setIntHeader(normalised, value);
         }
     }
 
     @Override
     public void addIntHeader(String name, int value) {
-        String normalised = HeaderFields.headerName(name);
-        if (normalised != null && !"Content-Length".equalsIgnoreCase(normalised)) {
-            addedByHandler.add(normalised);
+        String normalised = handlerHeader(name, addedByHandler, true);
+        if (normalised != null) {
             super.addIntHeader(normalised, value);
         }
     }
 
     @Override
     public void setDateHeader(String name, long date) {
-        String normalised = HeaderFields.headerName(name);
+        String normalised = handlerHeader(name, setByHandler, false);
         if (normalised != null) {
-            setByHandler.add(normalised);
             super.setDateHeader(normalised, date);
         }
     }
 
     @Override
     public void addDateHeader(String name, long date) {
-        String normalised = HeaderFields.headerName(name);
+        String normalised = handlerHeader(name, addedByHandler, false);
         if (normalised != null) {
-            addedByHandler.add(normalised);
             super.addDateHeader(normalised, date);
         }
     }

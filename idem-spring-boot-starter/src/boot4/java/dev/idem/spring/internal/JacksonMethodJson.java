@@ -1,6 +1,5 @@
 package dev.idem.spring.internal;
 
-import java.lang.reflect.Type;
 import org.springframework.beans.factory.BeanFactory;
 import tools.jackson.databind.JavaType;
 import tools.jackson.databind.ObjectWriter;
@@ -12,9 +11,9 @@ import tools.jackson.databind.ser.impl.UnknownSerializer;
 /**
  * {@link MethodJson} on Jackson 3, the line of Spring Boot 4: the application's {@link JsonMapper}
  * bean (Spring Boot's), else Jackson's shared default. The Boot 3 starter has a class of this name
- * on Jackson 2.
+ * on Jackson 2; what both do alike is {@link JacksonTypes}.
  */
-public final class JacksonMethodJson implements MethodJson {
+public final class JacksonMethodJson extends JacksonTypes<JavaType> {
     /** The mapper's class, for {@code @ConditionalOnClass}: without Jackson, no {@code @IdempotentMethod}. */
     public static final String MAPPER_CLASS = "tools.jackson.databind.json.JsonMapper";
 
@@ -22,6 +21,8 @@ public final class JacksonMethodJson implements MethodJson {
     private final ObjectWriter sorted;
 
     private JacksonMethodJson(JsonMapper mapper) {
+        super(type -> mapper.getTypeFactory().constructType(type), JavaType::toCanonical, JavaType::getRawClass,
+                type -> type.isContainerType() || type.isReferenceType() ? type.getContentType() : null);
         this.mapper = mapper;
         this.sorted = mapper.writer().with(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS);
     }
@@ -41,39 +42,19 @@ public final class JacksonMethodJson implements MethodJson {
         return mapper.writeValueAsBytes(value);
     }
 
+    // Jackson's own lookups (public, if underscored): the deserializer and serializer it would use.
     @Override
-    public ValueType type(Type type) {
-        JavaType resolved = mapper.getTypeFactory().constructType(type);
-        return new ValueType() {
-            @Override
-            public String canonical() {
-                return resolved.toCanonical();
-            }
-
-            @Override
-            public Unreadable unreadable() {
-                return unreadablePart(resolved);
-            }
-
-            @Override
-            public Object read(byte[] json) {
-                return mapper.readValue(json, resolved);
-            }
-        };
+    boolean deserializedAsAbstract(JavaType type) {
+        return mapper._deserializationContext().findRootValueDeserializer(type) instanceof AbstractDeserializer;
     }
 
-    private Unreadable unreadablePart(JavaType part) {
-        if (part.isContainerType() || part.isReferenceType()) {
-            return unreadablePart(part.getContentType());
-        }
-        // Jackson's own lookups (public, if underscored): the deserializer and serializer it would use.
-        if (part.getRawClass() == Object.class) {
-            return new Unreadable(part.toCanonical(), Reason.OBJECT);
-        } else if (mapper._deserializationContext().findRootValueDeserializer(part) instanceof AbstractDeserializer) {
-            return new Unreadable(part.toCanonical(), Reason.ABSTRACT);
-        } else if (mapper._serializationContext().findValueSerializer(part) instanceof UnknownSerializer) {
-            return new Unreadable(part.toCanonical(), Reason.NO_PROPERTIES);
-        }
-        return null;
+    @Override
+    boolean serializedAsUnknown(JavaType type) {
+        return mapper._serializationContext().findValueSerializer(type) instanceof UnknownSerializer;
+    }
+
+    @Override
+    Object read(byte[] json, JavaType type) {
+        return mapper.readValue(json, type);
     }
 }

@@ -7,7 +7,8 @@ import java.lang.reflect.Type;
  * How {@code @IdempotentMethod} writes values as JSON and reads them back, over the application's
  * mapper: the fingerprint parts, the stored return values, and the startup check of a return type.
  * {@link JacksonMethodJson} implements it once per Spring Boot line: Jackson 3's {@code JsonMapper}
- * on Boot 4, Jackson 2's {@code ObjectMapper} on Boot 3 (see docs/getting-started.md).
+ * on Boot 4, Jackson 2's {@code ObjectMapper} on Boot 3 (see docs/getting-started.md), each over
+ * {@link JacksonTypes}, which holds what the two do alike.
  */
 public interface MethodJson {
 

@@ -28,10 +28,9 @@ public final class OperatorGauges {
 
     /** Registers {@code idem.records.past.lease} if {@code store} answers an operator's questions. */
     public static void registerStore(MeterRegistry registry, IdempotencyStore store) {
-        if (store instanceof StoreAdministration administration) {
-            gauge(registry, "idem.records.past.lease", "records in progress whose lease is over (at most 1000 counted)",
-                    () -> administration.expiredLeases(StoreAdministration.MAX_LIST).size(), null, null);
-        }
+        store.administration().ifPresent(administration ->
+                gauge(registry, "idem.records.past.lease", "records in progress whose lease is over (at most 1000 counted)",
+                        () -> administration.expiredLeases(StoreAdministration.MAX_LIST).size(), null, null));
     }
 
     /** Registers the two outbox gauges of one outbox, tagged {@code outbox=name}. */

@@ -33,14 +33,8 @@ public final class RedisStores {
         if (!clusterNodes.isEmpty()) {
             List<RedisURI> uris = new ArrayList<>();
             for (String node : clusterNodes) {
-                RedisURI uri;
-                try {
-                    uri = RedisURI.create(node.trim());
-                } catch (RuntimeException e) {
-                    throw new InvalidConfigurationPropertyValueException("idem.redis.cluster-nodes", NOT_SHOWN,
-                            "each must be a redis:// or rediss:// URI of a cluster node, e.g. redis://10.0.0.1:6379");
-                }
-                uris.add(uri);
+                uris.add(uri(node.trim(), "idem.redis.cluster-nodes",
+                        "each must be a redis:// or rediss:// URI of a cluster node, e.g. redis://10.0.0.1:6379"));
             }
             try {
                 builder = RedisIdempotencyStore.clusterBuilder(uris);
@@ -49,13 +43,7 @@ public final class RedisStores {
             }
             replicated = true;
         } else {
-            RedisURI uri;
-            try {
-                uri = RedisURI.create(settings.getUrl());
-            } catch (RuntimeException e) {
-                throw new InvalidConfigurationPropertyValueException("idem.redis.url", NOT_SHOWN,
-                        "must be a redis://, rediss:// or redis-sentinel:// URI");
-            }
+            RedisURI uri = uri(settings.getUrl(), "idem.redis.url", "must be a redis://, rediss:// or redis-sentinel:// URI");
             builder = RedisIdempotencyStore.builder(uri);
             replicated = !uri.getSentinels().isEmpty();
         }
@@ -77,6 +65,15 @@ public final class RedisStores {
         }
         return builder.keepKeys(settings.isKeepKeys()).persistenceCheck(settings.getPersistenceCheck() == IdemProperties.Redis.PersistenceCheck.SKIP
                 ? PersistenceCheck.SKIP : PersistenceCheck.REQUIRE_AOF).build();
+    }
+
+    /** {@code value} as a Redis URI; otherwise {@code property} is reported as breaking {@code rule}, without its value (it may hold a password). */
+    private static RedisURI uri(String value, String property, String rule) {
+        try {
+            return RedisURI.create(value);
+        } catch (RuntimeException e) {
+            throw new InvalidConfigurationPropertyValueException(property, NOT_SHOWN, rule);
+        }
     }
 
     /** 'auto' is 1 on a cluster or Sentinel and 0 on a standalone server; 'off' is 0. */

@@ -2,6 +2,11 @@
  * idem's Spring Boot starter: auto-configuration of the store, the engine, the servlet filter,
  * {@code @IdempotentMethod}, {@code @IdempotentListener}, the meters and the span events.
  *
+ * <p>One descriptor for both Boot lines: idem-spring-boot-starter (Boot 4) and idem-spring-boot3-starter
+ * (Boot 3) copy it from idem-spring-boot-starter/src/main/module-info, each filling in its line's Jackson
+ * databind module (Jackson 3's, Jackson 2's) and Commons Logging module (commons-logging's, Spring 6's
+ * spring-jcl): the {@code idem.module.*} properties of its pom.
+ *
  * <p>{@code dev.idem.spring} is the API (annotations, properties, auto-configurations); the beans behind
  * them live in {@code dev.idem.spring.internal} and its sub-packages, which are not exported. Spring
  * creates those beans (and calls the auto-configurations' factory methods) by reflection, so every
@@ -21,7 +26,7 @@ module dev.idem.spring {
     requires transitive spring.core;
     requires transitive spring.aop;
     requires spring.expression;
-    requires org.apache.commons.logging;
+    requires ${idem.module.commons-logging};
 
     requires static dev.idem.redis;
     requires static dev.idem.kafka;
@@ -42,7 +47,7 @@ module dev.idem.spring {
     requires static lettuce.core;
     requires static flyway.core;
     requires static liquibase.core;
-    requires static transitive tools.jackson.databind;
+    requires static transitive ${idem.module.jackson-databind};
     requires static transitive dev.idem.admin;
     requires static dev.idem.outbox;
     requires static spring.boot.actuator;
