@@ -84,11 +84,8 @@ public final class Completer implements AutoCloseable {
 
     /** The one place the administrative view of the store is reached. */
     private static StoreAdministration administration(IdempotencyStore store) {
-        if (store instanceof StoreAdministration administration) {
-            return administration;
-        }
-        throw new IllegalArgumentException("a completer lists expired leases, which " + store.getClass().getSimpleName()
-                + " cannot: it does not implement StoreAdministration");
+        return store.administration().orElseThrow(() -> new IllegalArgumentException("a completer lists expired leases, which "
+                + store.getClass().getSimpleName() + " cannot: its IdempotencyStore.administration() is empty"));
     }
 
     /** A completer over {@code idem}'s store and settings (lease, retention, storage policy, listener), running {@code registry}'s operations. */

@@ -15,10 +15,10 @@ class CompleterTest {
             .register("charge", InputCodec.UTF8, (run, input) -> StoredResponse.of(200, input.getBytes(StandardCharsets.UTF_8))).build();
 
     @Test
-    @DisplayName("the completer's builder refuses a store without StoreAdministration and bad settings, naming them")
+    @DisplayName("the completer's builder refuses a store without administration() and bad settings, naming them")
     void completerBuilderValidates() {
         assertThatThrownBy(() -> Completer.builder(idem, registry).build())
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("FakeStore").hasMessageContaining("StoreAdministration");
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("FakeStore").hasMessageContaining("administration() is empty");
         assertThatThrownBy(() -> Completer.builder(null, registry)).isInstanceOf(NullPointerException.class).hasMessage("idem is null");
         assertThatThrownBy(() -> Completer.builder(idem, null)).isInstanceOf(NullPointerException.class).hasMessage("registry is null");
         Completer.Builder builder = Completer.builder(idem, registry);
