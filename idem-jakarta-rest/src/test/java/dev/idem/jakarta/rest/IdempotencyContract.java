@@ -244,6 +244,19 @@ abstract class IdempotencyContract {
 
     @ParameterizedTest
     @EnumSource(Backend.class)
+    void storeFailingWhenTheResponseIsStoredIs503NotTheResourcesResponse(Backend backend) throws Exception {
+        RestServer server = serve(backend);
+        outage.completeDown = true;
+        HttpResponse<String> response = send(post(server, "/payments", "key-complete-down-1", "{}"));
+
+        assertProblem(response, 503, "store-unavailable", "key-complete-down-1");
+        assertThat(response.headers().firstValue("Retry-After")).hasValue("2");
+        assertThat(response.headers().firstValue("Location")).as("none of the resource's headers").isEmpty();
+        assertThat(payments.runs).hasValue(1);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
     void aKeySentAcrossAServerRestartTakesEffectOnce(Backend backend) throws Exception {
         RestServer before = serve(backend);
         HttpResponse<String> first = send(post(before, "/payments", "key-restart-1", "{\"amount\":5}"));

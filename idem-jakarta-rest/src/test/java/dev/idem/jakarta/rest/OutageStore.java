@@ -19,6 +19,8 @@ import java.util.Optional;
 final class OutageStore implements IdempotencyStore {
     private final IdempotencyStore real;
     volatile boolean down;
+    /** Only {@code complete} fails: the store went down while the resource ran. */
+    volatile boolean completeDown;
 
     OutageStore(IdempotencyStore real) {
         this.real = real;
@@ -45,6 +47,9 @@ final class OutageStore implements IdempotencyStore {
     @Override
     public void complete(RecordKey id, long token, StoredResponse response, Duration retention) {
         check("complete", id);
+        if (completeDown) {
+            throw StoreException.failed("test store", "complete", id.scope(), new SQLException("Connection refused (the database went down)"));
+        }
         real.complete(id, token, response, retention);
     }
 
