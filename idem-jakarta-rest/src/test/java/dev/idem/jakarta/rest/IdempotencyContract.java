@@ -67,7 +67,7 @@ abstract class IdempotencyContract {
         }
         Idem idem = Idem.builder().store(outage).inFlightPolicy(InFlightPolicy.reject()).build();
         IdempotencyFeature feature = IdempotencyFeature.builder(idem).maxRequestBytes(1024).build();
-        RestServer server = runtime.start(Set.of(feature, payments));
+        RestServer server = runtime.start(Set.of(feature, payments, new Declined.Mapper()));
         servers.add(server);
         return server;
     }
@@ -212,6 +212,24 @@ abstract class IdempotencyContract {
         assertThat(replayed(retry)).isFalse();
         assertThat(payments.runs).hasValue(2);
         assertThat(replayed(send(post(server, "/payments/fails", "key-throws-1", "{}")))).isTrue();
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void aMappedExceptionIsAResponseTheStoragePolicyJudges(Backend backend) throws Exception {
+        RestServer server = serve(backend);
+        HttpResponse<String> refused = send(post(server, "/payments/declined?status=400", "key-mapped-400", "{}"));
+        HttpResponse<String> refusedAgain = send(post(server, "/payments/declined?status=400", "key-mapped-400", "{}"));
+        HttpResponse<String> unavailable = send(post(server, "/payments/declined?status=503", "key-mapped-503", "{}"));
+        HttpResponse<String> unavailableAgain = send(post(server, "/payments/declined?status=503", "key-mapped-503", "{}"));
+
+        assertThat(refused.statusCode()).isEqualTo(400);
+        assertThat(refusedAgain.statusCode()).isEqualTo(400);
+        assertThat(refusedAgain.body()).isEqualTo("{\"declined\":400}");
+        assertThat(replayed(refusedAgain)).as("a 4xx is stored by the default policy").isTrue();
+        assertThat(unavailable.statusCode()).isEqualTo(503);
+        assertThat(replayed(unavailableAgain)).as("a 5xx is not stored: the key was given back").isFalse();
+        assertThat(payments.runs).hasValue(3);
     }
 
     @ParameterizedTest

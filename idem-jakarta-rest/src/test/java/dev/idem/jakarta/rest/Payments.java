@@ -56,6 +56,16 @@ public class Payments {
         return created(run, body);
     }
 
+    /** Refuses with the status of the query parameter, through the application's {@link Declined.Mapper}. */
+    @POST
+    @Path("declined")
+    @Idempotent
+    @Produces(MediaType.APPLICATION_JSON)
+    public Response declined(@jakarta.ws.rs.QueryParam("status") int status) {
+        runs.incrementAndGet();
+        throw new Declined(status);
+    }
+
     @POST
     @Path("optional")
     @Idempotent(keyRequired = false)
