@@ -7,7 +7,7 @@
  */
 module dev.idem.jakarta.rest {
     requires transitive dev.idem.http;
-    requires static transitive jakarta.ws.rs;
+    requires transitive jakarta.ws.rs;
 
     exports dev.idem.jakarta.rest;
 }
