@@ -40,6 +40,18 @@ public final class HttpAnswers {
     /** Set by a handler to decline storage of its response ({@code no}); never sent to the client. */
     public static final String STORE_HEADER = StoragePolicy.DECLINE_HEADER;
 
+    /**
+     * Never stored, so never replayed: cookies belong to the first caller's session; hop-by-hop
+     * headers (RFC 9110 §7.6.1) describe one connection; {@code Date} is the time of sending;
+     * {@code Content-Length} is recomputed; the idem headers are added fresh on replay.
+     */
+    private static final Set<String> NOT_STORED = caseInsensitive(
+            "Set-Cookie", "Set-Cookie2",
+            "Connection", "Keep-Alive", "Proxy-Authenticate", "Proxy-Authorization", "TE", "Trailer",
+            "Transfer-Encoding", "Upgrade",
+            "Date", "Content-Length",
+            REPLAYED_HEADER, BODY_OMITTED_HEADER, HEADERS_OMITTED_HEADER, APPENDED_HEADER, STORE_HEADER);
+
     private static final System.Logger LOG = System.getLogger(HttpAnswers.class.getName());
     private static final String INVALID_PREFIX = "idempotency key is invalid: ";
 
@@ -67,6 +79,20 @@ public final class HttpAnswers {
         /** Sent more than once, or not a valid key: answer this (400 {@code key-invalid}). */
         record Refused(HttpAnswer answer) implements KeyHeader {
         }
+    }
+
+    /**
+     * Whether a handler's response header of this name is stored (and so replayed): not cookies,
+     * hop-by-hop headers, {@code Date}, {@code Content-Length} or idem's own headers.
+     */
+    public static boolean storesHeader(String headerName) {
+        return !NOT_STORED.contains(headerName);
+    }
+
+    private static Set<String> caseInsensitive(String... names) {
+        Set<String> set = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
+        set.addAll(List.of(names));
+        return java.util.Collections.unmodifiableSet(set);
     }
 
     /** Reads the key header from its values, as the request carried them (empty: not sent). */
@@ -191,6 +217,35 @@ public final class HttpAnswers {
             }
         }
         return null;
+    }
+
+    /**
+     * Checks an HTTP token (RFC 9110 §5.6.2), a method or a header name, for the filters' builders.
+     *
+     * @throws IllegalArgumentException naming {@code what} and the first character not allowed
+     */
+    public static String requireToken(String what, String value) {
+        if (value == null || value.isEmpty()) {
+            throw new IllegalArgumentException(what + " must be a non-empty HTTP token, was " + (value == null ? "null" : "empty"));
+        }
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            boolean tchar = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+                    || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
+            if (!tchar) {
+                throw new IllegalArgumentException(what + " must be an HTTP token, was '" + printable(value)
+                        + "' (character at position " + i + " is not allowed)");
+            }
+        }
+        return value;
+    }
+
+    private static String printable(String value) {
+        StringBuilder out = new StringBuilder();
+        for (char c : value.toCharArray()) {
+            out.append(c >= 0x20 && c < 0x7F ? String.valueOf(c) : String.format("\\u%04x", (int) c));
+        }
+        return out.toString();
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.idem.servlet.internal;
 
+import dev.idem.http.RequestBodies;
 import dev.idem.http.RequestFingerprints;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.ReadListener;
@@ -57,19 +58,7 @@ public final class BufferedRequest extends HttpServletRequestWrapper {
      * (the rest is left unread: the caller answers 413 without buffering an unbounded body).
      */
     public static byte[] readBounded(InputStream in, int max, long declaredLength) throws IOException {
-        int initial = (int) Math.max(0, Math.min(declaredLength < 0 ? READ_CHUNK : declaredLength, Math.min(max, 1 << 20)));
-        ByteArrayOutputStream out = new ByteArrayOutputStream(initial);
-        byte[] chunk = new byte[READ_CHUNK];
-        long total = 0;
-        int n;
-        while ((n = in.read(chunk)) != -1) {
-            total += n;
-            if (total > max) {
-                return null;
-            }
-            out.write(chunk, 0, n);
-        }
-        return out.toByteArray();
+        return RequestBodies.readBounded(in, max, declaredLength);
     }
 
     /** The media type of a Content-Type value: without parameters, trimmed, lower-cased; "" if absent. */

@@ -1,0 +1,216 @@
+package dev.idem.jakarta.rest.internal;
+
+import dev.idem.Fingerprint;
+import dev.idem.Idem;
+import dev.idem.Scope;
+import dev.idem.Start;
+import dev.idem.http.HttpAnswer;
+import dev.idem.http.HttpAnswers;
+import dev.idem.http.MalformedBodyException;
+import dev.idem.http.RequestBodies;
+import dev.idem.http.RequestFingerprints;
+import dev.idem.jakarta.rest.ScopeResolver;
+import jakarta.ws.rs.WebApplicationException;
+import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.container.ContainerRequestFilter;
+import jakarta.ws.rs.container.ContainerResponseContext;
+import jakarta.ws.rs.container.ContainerResponseFilter;
+import jakarta.ws.rs.core.HttpHeaders;
+import jakarta.ws.rs.core.MultivaluedMap;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.ext.WriterInterceptor;
+import jakarta.ws.rs.ext.WriterInterceptorContext;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The filters of one {@code @Idempotent} resource method: the request filter claims the key (or
+ * answers), the response filter captures status and headers, the writer interceptor the serialized
+ * entity, and whichever sees the response whole completes the execution. Every answer comes from
+ * {@link HttpAnswers}, every fingerprint from {@link RequestFingerprints}.
+ */
+public final class IdempotencyFilter implements ContainerRequestFilter, ContainerResponseFilter, WriterInterceptor {
+    public static final String EXECUTION_PROPERTY = "dev.idem.jakarta.rest.execution";
+    private static final String EXCHANGE_PROPERTY = IdempotencyFilter.class.getName() + ".exchange";
+
+    /** What every covered method shares; the feature's settings. */
+    public record Settings(Idem idem, String headerName, int maxRequestBytes, ScopeResolver scopes, Duration failureRetryAfter) {
+        public Settings {
+            Objects.requireNonNull(idem, "idem is null");
+            Objects.requireNonNull(headerName, "headerName is null");
+            Objects.requireNonNull(scopes, "scopeResolver is null");
+            Objects.requireNonNull(failureRetryAfter, "failureRetryAfter is null");
+        }
+
+        @Override
+        public String toString() {
+            return "header=" + headerName + ", maxRequestBytes=" + maxRequestBytes + ", maxResponseBytes=" + idem.maxResponseBytes()
+                    + ", " + idem.storagePolicy() + ", failureRetryAfter=" + failureRetryAfter + ", " + idem;
+        }
+    }
+
+    private final Settings settings;
+    private final boolean keyRequired;
+    private final HttpAnswers answers;
+
+    public IdempotencyFilter(Settings settings, boolean keyRequired) {
+        this.settings = settings;
+        this.keyRequired = keyRequired;
+        this.answers = new HttpAnswers(settings.headerName(), settings.failureRetryAfter());
+    }
+
+    // ---- request ------------------------------------------------------------------------------
+
+    @Override
+    public void filter(ContainerRequestContext request) throws IOException {
+        List<String> keyValues = request.getHeaders().get(settings.headerName());
+        HttpAnswers.KeyHeader keyHeader = answers.key(keyValues == null ? List.of() : keyValues);
+        if (keyHeader instanceof HttpAnswers.KeyHeader.Refused refused) {
+            request.abortWith(response(refused.answer()));
+            return;
+        }
+        if (!(keyHeader instanceof HttpAnswers.KeyHeader.Valid valid)) {
+            if (keyRequired) {
+                request.abortWith(response(answers.keyMissing()));
+            }
+            return;
+        }
+        byte[] body = RequestBodies.readBounded(request.getEntityStream(), settings.maxRequestBytes(), request.getLength());
+        if (body == null) {
+            request.abortWith(response(answers.requestTooLarge(settings.maxRequestBytes())));
+            return;
+        }
+        request.setEntityStream(new ByteArrayInputStream(body)); // the resource reads what was fingerprinted
+        Fingerprint fingerprint;
+        try {
+            fingerprint = fingerprint(request, body);
+        } catch (MalformedBodyException e) {
+            request.abortWith(response(answers.malformedJson(e.getMessage())));
+            return;
+        }
+        Scope scope = Objects.requireNonNull(settings.scopes().resolve(request), "the ScopeResolver returned null");
+        Start start;
+        try {
+            start = settings.idem().start(scope, valid.key(), fingerprint);
+        } catch (RuntimeException e) {
+            request.abortWith(response(answers.failure(e, false).orElseThrow(() -> e)));
+            return;
+        }
+        if (start instanceof Start.Answered answered) {
+            request.abortWith(response(answers.answer(answered.outcome())));
+            return;
+        }
+        Exchange exchange = new Exchange(((Start.Owned) start).execution());
+        request.setProperty(EXCHANGE_PROPERTY, exchange);
+        request.setProperty(EXECUTION_PROPERTY, exchange.execution);
+        Exchange.CURRENT.set(exchange);
+    }
+
+    private static Fingerprint fingerprint(ContainerRequestContext request, byte[] body) {
+        String mediaType = RequestFingerprints.mediaType(request.getHeaderString(HttpHeaders.CONTENT_TYPE));
+        return RequestFingerprints.fingerprint(request.getMethod(), ScopeResolver.path(request),
+                request.getUriInfo().getRequestUri().getRawQuery(), mediaType, RequestFingerprints.canonicalBody(mediaType, body));
+    }
+
+    // ---- response -----------------------------------------------------------------------------
+
+    @Override
+    public void filter(ContainerRequestContext request, ContainerResponseContext response) {
+        Exchange exchange = exchange(request.getProperty(EXCHANGE_PROPERTY));
+        if (exchange == null) {
+            return;
+        }
+        Exchange.CURRENT.remove();
+        request.removeProperty(EXECUTION_PROPERTY);
+        MultivaluedMap<String, String> headers = response.getStringHeaders();
+        exchange.storageDeclined = "no".equalsIgnoreCase(response.getHeaderString(HttpAnswers.STORE_HEADER));
+        response.getHeaders().remove(HttpAnswers.STORE_HEADER); // neither the client nor the store sees it
+        exchange.status = response.getStatus();
+        exchange.headers = storedHeaders(headers);
+        if (response.hasEntity()) {
+            exchange.awaitingEntity = true; // the writer interceptor completes, with the entity as written
+            return;
+        }
+        try {
+            exchange.complete(new byte[0]);
+        } catch (RuntimeException e) {
+            HttpAnswer answer = answers.failure(e, true).orElseThrow(() -> e);
+            response.getHeaders().clear();
+            Response replacement = response(answer);
+            response.setStatus(replacement.getStatus());
+            replacement.getHeaders().forEach((name, values) -> response.getHeaders().addAll(name, values));
+            response.setEntity(replacement.getEntity());
+        }
+    }
+
+    private static Map<String, List<String>> storedHeaders(MultivaluedMap<String, String> headers) {
+        Map<String, List<String>> stored = new LinkedHashMap<>();
+        headers.forEach((name, values) -> {
+            if (HttpAnswers.storesHeader(name) && values != null && !values.isEmpty()) {
+                stored.put(name, new ArrayList<>(values));
+            }
+        });
+        return stored;
+    }
+
+    @Override
+    public void aroundWriteTo(WriterInterceptorContext context) throws IOException {
+        Exchange exchange = exchange(context.getProperty(EXCHANGE_PROPERTY));
+        if (exchange == null || !exchange.awaitingEntity || exchange.ended()) {
+            context.proceed();
+            return;
+        }
+        if (exchange.headers.keySet().stream().noneMatch(HttpHeaders.CONTENT_TYPE::equalsIgnoreCase) && context.getMediaType() != null) {
+            exchange.headers.put(HttpHeaders.CONTENT_TYPE, List.of(context.getMediaType().toString()));
+        }
+        OutputStream client = context.getOutputStream();
+        CapturingStream capture = new CapturingStream(client, settings.idem().maxResponseBytes());
+        context.setOutputStream(capture);
+        try {
+            context.proceed();
+        } catch (IOException | RuntimeException e) {
+            exchange.fail(e); // no whole response: the connection broke, or the entity did not serialize
+            throw e;
+        }
+        try {
+            exchange.complete(capture.captured());
+        } catch (RuntimeException e) {
+            if (capture.passedThrough()) {
+                throw e; // the client has the response already
+            }
+            // Nothing was sent yet: the runtime answers the failure's response instead of the resource's.
+            throw new WebApplicationException(e, response(answers.failure(e, true).orElseThrow(() -> e)));
+        }
+        capture.release(); // stored: now the client gets it
+    }
+
+    private static Exchange exchange(Object property) {
+        return property instanceof Exchange exchange ? exchange : null;
+    }
+
+    // ---- answers ------------------------------------------------------------------------------
+
+    /** {@code answer} as a response: its headers in order (a set replacing earlier values), then its body. */
+    static Response response(HttpAnswer answer) {
+        Response.ResponseBuilder builder = Response.status(answer.status());
+        Map<String, Boolean> seen = new LinkedHashMap<>();
+        for (HttpAnswer.Header header : answer.headers()) {
+            if (!header.append() && seen.containsKey(header.name().toLowerCase(java.util.Locale.ROOT))) {
+                builder.header(header.name(), null);
+            }
+            seen.put(header.name().toLowerCase(java.util.Locale.ROOT), true);
+            builder.header(header.name(), header.value());
+        }
+        if (answer.hasContent()) {
+            builder.entity(answer.body());
+        }
+        return builder.build();
+    }
+}
