@@ -10,6 +10,7 @@ import dev.idem.StoreException;
 import dev.idem.StoredResponse;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -40,6 +41,18 @@ public final class HttpAnswers {
     /** Set by a handler to decline storage of its response ({@code no}); never sent to the client. */
     public static final String STORE_HEADER = StoragePolicy.DECLINE_HEADER;
 
+    /**
+     * Never stored, so never replayed: cookies belong to the first caller's session; hop-by-hop
+     * headers (RFC 9110 §7.6.1) describe one connection; {@code Date} is the time of sending;
+     * {@code Content-Length} is recomputed; the idem headers are added fresh on replay.
+     */
+    private static final Set<String> NOT_STORED = caseInsensitive(
+            "Set-Cookie", "Set-Cookie2",
+            "Connection", "Keep-Alive", "Proxy-Authenticate", "Proxy-Authorization", "TE", "Trailer",
+            "Transfer-Encoding", "Upgrade",
+            "Date", "Content-Length",
+            REPLAYED_HEADER, BODY_OMITTED_HEADER, HEADERS_OMITTED_HEADER, APPENDED_HEADER, STORE_HEADER);
+
     private static final System.Logger LOG = System.getLogger(HttpAnswers.class.getName());
     private static final String INVALID_PREFIX = "idempotency key is invalid: ";
 
@@ -53,6 +66,20 @@ public final class HttpAnswers {
     public HttpAnswers(String headerName, Duration failureRetryAfter) {
         this.headerName = Objects.requireNonNull(headerName, "headerName is null");
         this.failureRetryAfter = Objects.requireNonNull(failureRetryAfter, "failureRetryAfter is null");
+    }
+
+    /**
+     * Whether a handler's response header of this name is stored (and so replayed): not cookies,
+     * hop-by-hop headers, {@code Date}, {@code Content-Length} or idem's own headers. Case-insensitive.
+     */
+    public static boolean isStoredHeader(String headerName) {
+        return !NOT_STORED.contains(headerName);
+    }
+
+    private static Set<String> caseInsensitive(String... names) {
+        Set<String> set = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
+        set.addAll(List.of(names));
+        return Collections.unmodifiableSet(set);
     }
 
     /** What a request's key header says: none sent, a valid key, or a refusal to answer with. */

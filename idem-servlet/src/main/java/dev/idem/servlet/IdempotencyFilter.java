@@ -13,6 +13,7 @@ import dev.idem.StoredResponse;
 import dev.idem.http.HttpAnswer;
 import dev.idem.http.HttpAnswers;
 import dev.idem.http.MalformedBodyException;
+import dev.idem.http.RequestScopes;
 import dev.idem.servlet.internal.BufferedRequest;
 import dev.idem.servlet.internal.CapturingResponse;
 import dev.idem.servlet.internal.ServletAnswers;
@@ -430,29 +431,9 @@ public final class IdempotencyFilter implements Filter {
             return value;
         }
 
-        /** Checks an HTTP token (RFC 9110 §5.6.2): a method or a header name. */
+        /** Checks an HTTP token (RFC 9110 §5.6.2): a method or a header name (idem-http's one rule). */
         static String token(String what, String value) {
-            if (value == null || value.isEmpty()) {
-                throw new IllegalArgumentException(what + " must be a non-empty HTTP token, was " + (value == null ? "null" : "empty"));
-            }
-            for (int i = 0; i < value.length(); i++) {
-                char c = value.charAt(i);
-                boolean tchar = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-                        || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
-                if (!tchar) {
-                    throw new IllegalArgumentException(what + " must be an HTTP token, was '" + printable(value)
-                            + "' (character at position " + i + " is not allowed)");
-                }
-            }
-            return value;
-        }
-
-        private static String printable(String value) {
-            StringBuilder out = new StringBuilder();
-            for (char c : value.toCharArray()) {
-                out.append(c >= 0x20 && c < 0x7F ? String.valueOf(c) : String.format("\\u%04x", (int) c));
-            }
-            return out.toString();
+            return RequestScopes.token(what, value);
         }
     }
 }

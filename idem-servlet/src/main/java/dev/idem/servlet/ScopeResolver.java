@@ -1,6 +1,7 @@
 package dev.idem.servlet;
 
 import dev.idem.Scope;
+import dev.idem.http.RequestScopes;
 import dev.idem.servlet.internal.RequestNames;
 import jakarta.servlet.http.HttpServletRequest;
 import java.security.Principal;
@@ -88,12 +89,6 @@ public interface ScopeResolver {
     }
 
     private static Scope scope(String principal, HttpServletRequest request, Function<? super HttpServletRequest, String> route) {
-        String path = route.apply(request);
-        if (path == null || path.isEmpty()) {
-            throw new IllegalStateException("the route function returned " + (path == null ? "null" : "an empty route"));
-        }
-        // The principal part is visible ASCII without spaces, so the first space separates it; joined
-        // as is, not through Scope.of, which would escape the encoding's '%' once more.
-        return Scope.parse(principal + " " + request.getMethod() + " " + RequestNames.scopePart(path, 256));
+        return RequestScopes.scope(principal, request.getMethod(), route.apply(request));
     }
 }

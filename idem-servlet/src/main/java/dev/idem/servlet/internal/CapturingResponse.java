@@ -70,17 +70,6 @@ public final class CapturingResponse extends HttpServletResponseWrapper implemen
      */
     public static final String STORE_HEADER = HttpAnswers.STORE_HEADER;
 
-    /**
-     * Never stored, so never replayed: cookies belong to the first caller's session; hop-by-hop
-     * headers (RFC 9110 §7.6.1) describe one connection; {@code Date} is the time of sending;
-     * {@code Content-Length} is recomputed; the idem headers are added fresh on replay.
-     */
-    private static final Set<String> NOT_STORED = caseInsensitive(
-            "Set-Cookie", "Set-Cookie2",
-            "Connection", "Keep-Alive", "Proxy-Authenticate", "Proxy-Authorization", "TE", "Trailer",
-            "Transfer-Encoding", "Upgrade",
-            "Date", "Content-Length",
-            REPLAYED_HEADER, BODY_OMITTED_HEADER, HEADERS_OMITTED_HEADER, APPENDED_HEADER, STORE_HEADER);
 
     private static final System.Logger LOG = System.getLogger(CapturingResponse.class.getName());
 
@@ -121,15 +110,9 @@ public final class CapturingResponse extends HttpServletResponseWrapper implemen
         }
     }
 
-    private static Set<String> caseInsensitive(String... names) {
-        Set<String> set = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
-        set.addAll(List.of(names));
-        return Collections.unmodifiableSet(set);
-    }
-
-    /** Whether a header of this name is left out of stored responses. */
+    /** Whether a header of this name is stored (idem-http's one list of those that are not). */
     public static boolean stored(String headerName) {
-        return !NOT_STORED.contains(headerName);
+        return HttpAnswers.isStoredHeader(headerName);
     }
 
     // ---- body ---------------------------------------------------------------------------------

@@ -1,12 +1,9 @@
 package dev.idem.servlet.internal;
 
+import dev.idem.http.RequestScopes;
 import jakarta.servlet.http.HttpServletRequest;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 
-/** How the filter names a request's parts in scopes and fingerprints. */
+/** How the filter names a request (the naming rules themselves are idem-http's {@link RequestScopes}):'s parts in scopes and fingerprints. */
 public final class RequestNames {
     private RequestNames() {
     }
@@ -24,95 +21,32 @@ public final class RequestNames {
     }
 
     /** The principal part of the scope of a request without a principal. */
-    public static final String ANONYMOUS = "anonymous";
+    public static final String ANONYMOUS = RequestScopes.ANONYMOUS;
     /** The longest principal part made of a name; a longer one is digested. */
-    public static final int MAX_PRINCIPAL_LENGTH = 128;
-    private static final String USER = "user:";
-    private static final String USER_DIGEST = "user-sha256:";
-    private static final String CREDENTIAL = "credential:sha256:";
-    private static final String DIGEST = "sha256:";
+    public static final int MAX_PRINCIPAL_LENGTH = RequestScopes.MAX_PRINCIPAL_LENGTH;
 
-    /**
-     * The principal part of an authenticated user's scope: {@code user:} and the name
-     * {@linkplain #percentEncode percent-encoded}, or, when that is longer than
-     * {@value #MAX_PRINCIPAL_LENGTH} characters, {@code user-sha256:} and the SHA-256 of the name. Never equal to another name's, to
-     * {@link #ANONYMOUS} or to a {@linkplain #credentialPrincipal credential's}, whatever the names:
-     * each kind has its own prefix, and percent-encoding is one-to-one.
-     */
+    /** See {@link RequestScopes#userPrincipal}. */
     public static String userPrincipal(String name) {
-        String encoded = USER + percentEncode(name);
-        return encoded.length() <= MAX_PRINCIPAL_LENGTH ? encoded : USER_DIGEST + sha256Hex(name);
+        return RequestScopes.userPrincipal(name);
     }
 
-    /**
-     * The principal part of a scope by credential: {@code credential:sha256:} and the SHA-256 of the
-     * credential; the credential itself is never part of a scope.
-     */
+    /** See {@link RequestScopes#credentialPrincipal}. */
     public static String credentialPrincipal(String credential) {
-        return CREDENTIAL + sha256Hex(credential);
+        return RequestScopes.credentialPrincipal(credential);
     }
 
-    /**
-     * {@code value} with every character outside visible ASCII, and {@code %} itself, replaced by the
-     * {@code %XX} escapes of its UTF-8 bytes (a lone surrogate, which has none, as {@code %u} and its
-     * four hex digits); a one-to-one mapping onto visible ASCII without spaces.
-     */
+    /** See {@link RequestScopes#percentEncode}. */
     public static String percentEncode(String value) {
-        StringBuilder out = null;
-        for (int i = 0; i < value.length(); i++) {
-            char c = value.charAt(i);
-            if (c > 0x20 && c < 0x7F && c != '%') {
-                if (out != null) {
-                    out.append(c);
-                }
-                continue;
-            }
-            if (out == null) {
-                out = new StringBuilder(value.length() + 16).append(value, 0, i);
-            }
-            if (Character.isSurrogate(c)) {
-                boolean pair = Character.isHighSurrogate(c) && i + 1 < value.length() && Character.isLowSurrogate(value.charAt(i + 1));
-                if (!pair) {
-                    // No UTF-8 for a lone surrogate: %u and its code unit, which no %XX escape can be.
-                    out.append("%u").append(HexFormat.of().withUpperCase().toHexDigits(c));
-                    continue;
-                }
-            }
-            int end = Character.isHighSurrogate(c) ? i + 2 : i + 1;
-            for (byte b : value.substring(i, end).getBytes(StandardCharsets.UTF_8)) {
-                out.append('%').append(HexFormat.of().withUpperCase().toHexDigits(b));
-            }
-            i = end - 1;
-        }
-        return out == null ? value : out.toString();
+        return RequestScopes.percentEncode(value);
     }
 
-    /**
-     * {@code value} itself when it is 1 to {@code maxLength} visible ASCII characters and does not
-     * start with {@code sha256:}, else {@code sha256:<hex>} of it. Scope parts must be unambiguous (no
-     * spaces: the parts are joined by one), free of control characters, and short enough for
-     * {@code Scope}'s limit; a digest keeps one identity per distinct value without failing the
-     * request, and a value that looks like a digest is digested too, so it cannot pose as another's.
-     */
+    /** See {@link RequestScopes#scopePart}. */
     public static String scopePart(String value, int maxLength) {
-        if (value.isEmpty() || value.length() > maxLength || value.startsWith(DIGEST)) {
-            return DIGEST + sha256Hex(value);
-        }
-        for (int i = 0; i < value.length(); i++) {
-            char c = value.charAt(i);
-            if (c < 0x21 || c > 0x7E) {
-                return DIGEST + sha256Hex(value);
-            }
-        }
-        return value;
+        return RequestScopes.scopePart(value, maxLength);
     }
 
+    /** See {@link RequestScopes#sha256Hex}. */
     public static String sha256Hex(String value) {
-        try {
-            MessageDigest sha = MessageDigest.getInstance("SHA-256");
-            return HexFormat.of().formatHex(sha.digest(value.getBytes(StandardCharsets.UTF_8)));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is required of every JDK", e);
-        }
+        return RequestScopes.sha256Hex(value);
     }
 }
