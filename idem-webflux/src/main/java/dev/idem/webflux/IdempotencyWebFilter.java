@@ -81,7 +81,7 @@ public final class IdempotencyWebFilter implements WebFilter {
 
     private IdempotencyWebFilter(Builder b) {
         this.idem = b.idem;
-        this.routes = b.routes.isEmpty() ? List.of(new Route(Set.of("POST", "PATCH"), b.parse("/**"))) : List.copyOf(b.routes);
+        this.routes = b.routes.isEmpty() ? List.of(new Route(new LinkedHashSet<>(List.of("POST", "PATCH")), b.parse("/**"))) : List.copyOf(b.routes);
         this.headerName = b.headerName;
         this.keyRequired = b.keyRequired;
         this.maxRequestBytes = b.maxRequestBytes;
