@@ -267,13 +267,13 @@ public final class IdempotencyWebFilter implements WebFilter {
             return this;
         }
 
-        /** Covers every unsafe method ({@link #UNSAFE_METHODS}) on paths matching {@code pathPattern}. */
+        /** Covers every unsafe method ({@link IdempotencyWebFilter#UNSAFE_METHODS}) on paths matching {@code pathPattern}. */
         public Builder unsafeMethods(String pathPattern) {
             routes.add(new Route(new LinkedHashSet<>(UNSAFE_METHODS), parse(pathPattern)));
             return this;
         }
 
-        /** Covers every unsafe method ({@link #UNSAFE_METHODS}) on every path. */
+        /** Covers every unsafe method ({@link IdempotencyWebFilter#UNSAFE_METHODS}) on every path. */
         public Builder allUnsafeMethods() {
             return unsafeMethods("/**");
         }
