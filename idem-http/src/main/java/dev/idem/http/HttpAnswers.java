@@ -10,6 +10,7 @@ import dev.idem.StoreException;
 import dev.idem.StoredResponse;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -83,7 +84,7 @@ public final class HttpAnswers {
 
     /**
      * Whether a handler's response header of this name is stored (and so replayed): not cookies,
-     * hop-by-hop headers, {@code Date}, {@code Content-Length} or idem's own headers.
+     * hop-by-hop headers, {@code Date}, {@code Content-Length} or idem's own headers. Case-insensitive.
      */
     public static boolean storesHeader(String headerName) {
         return !NOT_STORED.contains(headerName);
@@ -92,7 +93,7 @@ public final class HttpAnswers {
     private static Set<String> caseInsensitive(String... names) {
         Set<String> set = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
         set.addAll(List.of(names));
-        return java.util.Collections.unmodifiableSet(set);
+        return Collections.unmodifiableSet(set);
     }
 
     /** Reads the key header from its values, as the request carried them (empty: not sent). */
