@@ -7,8 +7,22 @@ import java.io.InputStream;
 /** How a keyed request's body is read before anything runs: in full, up to a cap, for any web stack. */
 public final class RequestBodies {
     private static final int READ_CHUNK = 8192;
+    /** The largest limit a filter accepts: arrays in the JVM stop a little short of {@code Integer.MAX_VALUE}. */
+    public static final int MAX_LIMIT = Integer.MAX_VALUE - 8;
 
     private RequestBodies() {
+    }
+
+    /**
+     * Checks a filter's byte limit (a request body's, a stored response's) and returns it.
+     *
+     * @throws IllegalArgumentException naming {@code name} if it is negative or over {@link #MAX_LIMIT}
+     */
+    public static int checkLimit(String name, int value) {
+        if (value < 0 || value > MAX_LIMIT) {
+            throw new IllegalArgumentException(name + " must be between 0 and " + MAX_LIMIT + ", was " + value);
+        }
+        return value;
     }
 
     /**

@@ -13,6 +13,7 @@ import dev.idem.StoredResponse;
 import dev.idem.http.HttpAnswer;
 import dev.idem.http.HttpAnswers;
 import dev.idem.http.MalformedBodyException;
+import dev.idem.http.RequestBodies;
 import dev.idem.servlet.internal.BufferedRequest;
 import dev.idem.servlet.internal.CapturingResponse;
 import dev.idem.servlet.internal.ServletAnswers;
@@ -420,11 +421,7 @@ public final class IdempotencyFilter implements Filter {
         }
 
         private static int bytes(String name, int value) {
-            // Arrays in the JVM stop a little short of Integer.MAX_VALUE.
-            if (value < 0 || value > Integer.MAX_VALUE - 8) {
-                throw new IllegalArgumentException(name + " must be between 0 and " + (Integer.MAX_VALUE - 8) + ", was " + value);
-            }
-            return value;
+            return RequestBodies.checkLimit(name, value);
         }
 
         /** Checks an HTTP token (RFC 9110 §5.6.2): a method or a header name. */

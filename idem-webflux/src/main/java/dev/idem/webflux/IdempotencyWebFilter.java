@@ -10,8 +10,11 @@ import dev.idem.Start;
 import dev.idem.http.HttpAnswer;
 import dev.idem.http.HttpAnswers;
 import dev.idem.http.MalformedBodyException;
+import dev.idem.http.RequestBodies;
 import dev.idem.http.RequestFingerprints;
 import dev.idem.http.RequestScopes;
+import dev.idem.spi.Arguments;
+import dev.idem.webflux.internal.Bodies;
 import dev.idem.webflux.internal.BufferedRequest;
 import dev.idem.webflux.internal.CapturingResponse;
 import dev.idem.webflux.internal.ExchangeNames;
@@ -129,17 +132,7 @@ public final class IdempotencyWebFilter implements WebFilter {
 
     /** The whole body, at most {@code maxRequestBytes} (else a {@link DataBufferLimitException}); empty for none. */
     private Mono<byte[]> readBody(ServerHttpRequest request) {
-        return DataBufferUtils.join(request.getBody(), maxRequestBytes)
-                .map(joined -> {
-                    try {
-                        byte[] bytes = new byte[joined.readableByteCount()];
-                        joined.read(bytes);
-                        return bytes;
-                    } finally {
-                        DataBufferUtils.release(joined);
-                    }
-                })
-                .defaultIfEmpty(new byte[0]);
+        return Bodies.bytes(DataBufferUtils.join(request.getBody(), maxRequestBytes));
     }
 
     private Mono<Void> keyed(ServerWebExchange exchange, WebFilterChain chain, IdempotencyKey key, byte[] body) {
@@ -295,12 +288,7 @@ public final class IdempotencyWebFilter implements WebFilter {
 
         /** Larger request bodies of keyed requests are answered 413 without running anything. Default 1 MiB. */
         public Builder maxRequestBytes(int maxRequestBytes) {
-            // Arrays in the JVM stop a little short of Integer.MAX_VALUE.
-            if (maxRequestBytes < 0 || maxRequestBytes > Integer.MAX_VALUE - 8) {
-                throw new IllegalArgumentException("maxRequestBytes must be between 0 and " + (Integer.MAX_VALUE - 8)
-                        + ", was " + maxRequestBytes);
-            }
-            this.maxRequestBytes = maxRequestBytes;
+            this.maxRequestBytes = RequestBodies.checkLimit("maxRequestBytes", maxRequestBytes);
             return this;
         }
 
@@ -334,11 +322,7 @@ public final class IdempotencyWebFilter implements WebFilter {
          * to a lost lease (409 {@code key-in-use}), sent in whole seconds, rounded up. Default 2 s.
          */
         public Builder failureRetryAfter(Duration failureRetryAfter) {
-            Objects.requireNonNull(failureRetryAfter, "failureRetryAfter is null");
-            if (failureRetryAfter.isNegative() || failureRetryAfter.isZero()) {
-                throw new IllegalArgumentException("failureRetryAfter must be positive, was " + failureRetryAfter);
-            }
-            this.failureRetryAfter = failureRetryAfter;
+            this.failureRetryAfter = Arguments.positive("failureRetryAfter", failureRetryAfter);
             return this;
         }
 

@@ -3,8 +3,10 @@ package dev.idem.jakarta.rest;
 import dev.idem.Execution;
 import dev.idem.Idem;
 import dev.idem.http.HttpAnswers;
+import dev.idem.http.RequestBodies;
 import dev.idem.jakarta.rest.internal.IdempotencyFilter;
 import dev.idem.jakarta.rest.internal.UnhandledFailureMapper;
+import dev.idem.spi.Arguments;
 import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.DynamicFeature;
@@ -120,12 +122,7 @@ public final class IdempotencyFeature implements Feature {
 
         /** Larger request entities are answered 413 without running anything. Default 1 MiB. */
         public Builder maxRequestBytes(int maxRequestBytes) {
-            // Arrays in the JVM stop a little short of Integer.MAX_VALUE.
-            if (maxRequestBytes < 0 || maxRequestBytes > Integer.MAX_VALUE - 8) {
-                throw new IllegalArgumentException("maxRequestBytes must be between 0 and " + (Integer.MAX_VALUE - 8)
-                        + ", was " + maxRequestBytes);
-            }
-            this.maxRequestBytes = maxRequestBytes;
+            this.maxRequestBytes = RequestBodies.checkLimit("maxRequestBytes", maxRequestBytes);
             return this;
         }
 
@@ -137,11 +134,7 @@ public final class IdempotencyFeature implements Feature {
 
         /** The {@code Retry-After} of the answers to store failures (503) and lost leases (409). Default 2 s. */
         public Builder failureRetryAfter(Duration failureRetryAfter) {
-            Objects.requireNonNull(failureRetryAfter, "failureRetryAfter is null");
-            if (failureRetryAfter.isNegative() || failureRetryAfter.isZero()) {
-                throw new IllegalArgumentException("failureRetryAfter must be positive, was " + failureRetryAfter);
-            }
-            this.failureRetryAfter = failureRetryAfter;
+            this.failureRetryAfter = Arguments.positive("failureRetryAfter", failureRetryAfter);
             return this;
         }
 

@@ -96,17 +96,7 @@ public final class CapturingResponse extends ServerHttpResponseDecorator {
 
     @Override
     public Mono<Void> writeWith(Publisher<? extends DataBuffer> body) {
-        return DataBufferUtils.join(Flux.from(body))
-                .map(joined -> {
-                    try {
-                        byte[] bytes = new byte[joined.readableByteCount()];
-                        joined.read(bytes);
-                        return bytes;
-                    } finally {
-                        DataBufferUtils.release(joined);
-                    }
-                })
-                .defaultIfEmpty(new byte[0])
+        return Bodies.bytes(DataBufferUtils.join(Flux.from(body)))
                 .doOnNext(bytes -> {
                     this.body = bytes;
                     this.written = true;
