@@ -284,8 +284,7 @@ public final class IdempotentHttpClient {
     }
 
     private static IdempotentRequestFailedException failed(LogicalRequest logical, GiveUp giveUp, Throwable cause) {
-        return IdempotentRequestFailedException.of(logical.original(), giveUp.reason(), logical.attempts(),
-                logical.elapsed(), logical.key(), cause);
+        return logical.failure(giveUp, cause);
     }
 
     // A streaming body of a response we discard holds a connection until closed.

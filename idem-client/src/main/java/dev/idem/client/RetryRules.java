@@ -4,8 +4,10 @@ import dev.idem.client.IdempotentRequestFailedException.Reason;
 import dev.idem.client.internal.Backoff;
 import dev.idem.client.internal.Keys;
 import dev.idem.client.internal.MonotonicClock;
+import dev.idem.client.internal.ProblemPeek;
 import dev.idem.client.internal.RetryAfter;
 import dev.idem.client.internal.RetryPolicy;
+import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -109,12 +111,30 @@ public final class RetryRules {
     }
 
     /**
-     * Returns {@code key} if it is 1–255 visible ASCII characters.
+     * The key a caller put in a request's idempotency header ({@code values}: all values of
+     * {@code headerName}), checked: 1–255 visible ASCII characters, once; {@code null} when there is none.
      *
-     * @throws IllegalArgumentException naming the broken rule, never the value
+     * @throws IllegalArgumentException the header is repeated or the key malformed, naming the rule, never the value
      */
-    public static String checkKey(String key) {
-        return Keys.check(key);
+    public static String suppliedKey(List<String> values, String headerName) {
+        return Keys.fromValues(values, headerName);
+    }
+
+    /**
+     * Returns {@code name} if it is an HTTP token usable as the key header.
+     *
+     * @throws IllegalArgumentException naming the bad character
+     */
+    public static String checkHeaderName(String name) {
+        return Keys.checkHeaderName(name);
+    }
+
+    /**
+     * The RFC 9457 {@code type} member of an {@code application/problem+json} body (a 409's, to tell
+     * a key in progress from another conflict), or {@code null}.
+     */
+    public static String problemType(byte[] problemJson) {
+        return ProblemPeek.parseType(problemJson);
     }
 
     public int maxAttempts() {
@@ -218,6 +238,15 @@ public final class RetryRules {
          */
         private boolean fits(Instant now, Duration delay) {
             return delay.compareTo(Duration.between(now, end)) < 0;
+        }
+
+        /**
+         * The exception for a {@link GiveUp}: "no response at all", with the reason, the attempts,
+         * the elapsed time and {@code key} (kept out of the message); {@code lastFailure} is its cause.
+         */
+        public IdempotentRequestFailedException failure(GiveUp giveUp, String method, URI uri, String key,
+                                                        Throwable lastFailure) {
+            return IdempotentRequestFailedException.of(method, uri, giveUp.reason(), attempts, elapsed(), key, lastFailure);
         }
 
         /** Attempts made so far. */

@@ -1,6 +1,8 @@
 package dev.idem.client.internal;
 
+import dev.idem.client.IdempotentRequestFailedException;
 import dev.idem.client.RetryRules;
+import dev.idem.client.RetryRules.GiveUp;
 import dev.idem.client.RetryRules.Decision;
 import java.io.IOException;
 import java.net.http.HttpHeaders;
@@ -63,6 +65,11 @@ public final class LogicalRequest {
     /** After an attempt that got no response (connection refused, reset, timeout, premature EOF). */
     public Decision onFailure(IOException failure) {
         return attempts.onNoResponse();
+    }
+
+    /** The exception for {@code giveUp} (see {@link RetryRules.Attempts#failure}). */
+    public IdempotentRequestFailedException failure(GiveUp giveUp, Throwable lastFailure) {
+        return attempts.failure(giveUp, original.method(), original.uri(), key, lastFailure);
     }
 
     public String key() {
