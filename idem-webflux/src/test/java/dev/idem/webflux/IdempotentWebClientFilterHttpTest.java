@@ -103,12 +103,20 @@ class IdempotentWebClientFilterHttpTest extends WebFilterTestSupport {
         return arrivals.stream().filter(a -> a.method().equals("POST")).toList();
     }
 
+    /** With the client exactly as docs/webflux.md prints it. */
     @Test
     void aLostResponseIsRetriedWithTheSameKeyAndReplayed() throws Exception {
         startServer();
         proxy.dropNextResponse();
+        // sample: webclient-filter
+        WebClient client = WebClient.builder()
+                .filter(IdempotentWebClientFilter.builder()
+                        .rules(RetryRules.builder().maxAttempts(5).deadline(Duration.ofSeconds(10)).build())
+                        .build())
+                .build();
+        // end sample
 
-        ResponseEntity<String> paid = post(client(retrying().build()), "/payments", null, AMOUNT);
+        ResponseEntity<String> paid = post(client.mutate().baseUrl(proxy.uri("").toString()).build(), "/payments", null, AMOUNT);
 
         assertThat(paid.getStatusCode().value()).isEqualTo(201);
         assertThat(paid.getBody()).as("the first run's stored body, request body re-sent").isEqualTo("{\"n\":1,\"received\":14}");
