@@ -22,6 +22,7 @@ import org.springframework.web.reactive.function.client.ExchangeFilterFunction;
 import org.springframework.web.reactive.function.client.ExchangeFunction;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * A {@link org.springframework.web.reactive.function.client.WebClient} filter that retries unsafe
@@ -38,7 +39,8 @@ import reactor.core.publisher.Mono;
  *       request (a GET) passes through untouched, without a key and without retries.</li>
  *   <li><b>The key:</b> the one the caller set in the header (checked: 1–255 visible ASCII, once),
  *       else a fresh UUIDv4 made when the filter is invoked, i.e. once per subscription of the
- *       WebClient call. An outer {@code .retry()} re-subscribes and so makes a new key: to keep one
+ *       WebClient call (on {@link Schedulers#boundedElastic()}: its {@code SecureRandom} reads a
+ *       file, which an event loop must not). An outer {@code .retry()} re-subscribes and so makes a new key: to keep one
  *       key across such retries, or across a crash of the caller, set the header yourself.</li>
  *   <li><b>Waiting:</b> reactively ({@link Mono#delay}), never blocking a thread; each attempt's wait
  *       for the response headers is cut to what remains of the deadline (and to
@@ -87,10 +89,14 @@ public final class IdempotentWebClientFilter implements ExchangeFilterFunction {
         } catch (IllegalArgumentException e) {
             return Mono.error(e);
         }
-        String key = supplied != null ? supplied : RetryRules.newKey();
-        ClientRequest keyed = supplied != null ? request
-                : ClientRequest.from(request).headers(headers -> headers.set(headerName, key)).build();
-        return Mono.defer(() -> attempt(keyed, key, next, rules.start(true)));
+        if (supplied != null) {
+            return Mono.defer(() -> attempt(request, supplied, next, rules.start(true)));
+        }
+        // A UUIDv4 draws on SecureRandom, which reads /dev/urandom: a file read, not for an event loop.
+        return Mono.fromCallable(RetryRules::newKey).subscribeOn(Schedulers.boundedElastic()).flatMap(key -> {
+            ClientRequest keyed = ClientRequest.from(request).headers(headers -> headers.set(headerName, key)).build();
+            return attempt(keyed, key, next, rules.start(true));
+        });
     }
 
     /** One attempt, then what the rules say after it: its response, a retry after a wait, or the failure. */

@@ -25,6 +25,7 @@ import org.springframework.web.reactive.function.client.WebClientResponseExcepti
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * The WebClient filter against idem's own server filter over PostgreSQL, through a proxy that loses
@@ -145,8 +146,12 @@ class IdempotentWebClientFilterHttpTest extends WebFilterTestSupport {
     void a503WithRetryAfterIsRetried() throws Exception {
         startServer();
         unavailable.set(1);
+        WebClient client = client(retrying().build());
 
-        ResponseEntity<String> paid = post(client(retrying().build()), "/payments", null, AMOUNT);
+        // Called from a non-blocking thread, as a WebFlux handler calls it: making the key must not block (BlockHound).
+        ResponseEntity<String> paid = Mono.defer(() -> client.post().uri("/payments").header("Content-Type", JSON)
+                        .bodyValue(AMOUNT).retrieve().toEntity(String.class))
+                .subscribeOn(Schedulers.parallel()).block(PATIENCE);
 
         assertThat(paid.getStatusCode().value()).isEqualTo(201);
         assertThat(paid.getHeaders().getFirst("Idempotent-Replayed")).as("the 503 ran nothing").isNull();
