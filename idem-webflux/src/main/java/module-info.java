@@ -1,9 +1,12 @@
 /**
- * idem's Spring WebFlux filter: {@code Idempotency-Key} semantics for any WebFlux application.
+ * idem's Spring WebFlux filter: {@code Idempotency-Key} semantics for any WebFlux application; and
+ * its WebClient filter, which retries unsafe requests with one key by idem-client's rules.
  */
 module dev.idem.webflux {
     requires transitive dev.idem.http;
     requires transitive spring.web;
+    requires transitive spring.webflux;
+    requires transitive dev.idem.client;
     requires spring.core;
     requires transitive reactor.core;
     requires org.reactivestreams;

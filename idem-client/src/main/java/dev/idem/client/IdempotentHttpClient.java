@@ -1,12 +1,10 @@
 package dev.idem.client;
 
-import dev.idem.client.internal.Backoff;
+import dev.idem.client.RetryRules.Decision;
+import dev.idem.client.RetryRules.GiveUp;
+import dev.idem.client.RetryRules.Retry;
 import dev.idem.client.internal.Keys;
 import dev.idem.client.internal.LogicalRequest;
-import dev.idem.client.internal.LogicalRequest.Decision;
-import dev.idem.client.internal.LogicalRequest.GiveUp;
-import dev.idem.client.internal.LogicalRequest.Retry;
-import dev.idem.client.internal.MonotonicClock;
 import dev.idem.client.internal.ProblemPeek;
 import dev.idem.client.internal.RetryPolicy;
 import java.io.IOException;
@@ -102,6 +100,8 @@ import java.util.random.RandomGenerator;
  * body of a response that is retried is closed when its type is
  * {@link AutoCloseable} ({@code ofInputStream}, {@code ofLines}), so streaming handlers leak no
  * connection.
+ *
+ * <p>These decisions are {@link RetryRules}'s, which other idem clients (idem-webflux's WebClient filter) share.
  *
  * <p>Instances are immutable and thread-safe; share one per {@code HttpClient}.
  */
@@ -284,8 +284,7 @@ public final class IdempotentHttpClient {
     }
 
     private static IdempotentRequestFailedException failed(LogicalRequest logical, GiveUp giveUp, Throwable cause) {
-        return IdempotentRequestFailedException.of(logical.original(), giveUp.reason(), logical.attempts(),
-                logical.elapsed(), logical.key(), cause);
+        return logical.failure(giveUp, cause);
     }
 
     // A streaming body of a response we discard holds a connection until closed.
@@ -304,38 +303,20 @@ public final class IdempotentHttpClient {
      * immutable client, and later changes to the builder do not affect it.
      */
     public static final class Builder {
-        /** 408, 425, 429 and every 5xx. */
-        private static final Set<Integer> DEFAULT_RETRY_STATUSES = defaultRetryStatuses();
         /** 8 MiB: eight times idem's filter's default request cap. */
         private static final int DEFAULT_MAX_REQUEST_BODY_BYTES = 8 * 1024 * 1024;
-        /** idem's filter's answer to a key in progress. */
-        private static final Set<String> DEFAULT_IN_PROGRESS_PROBLEM_TYPES = Set.of("urn:idem:problem:key-in-use");
 
         private final HttpClient http;
+        /** The retry decisions; their setters below delegate to it, so both validate alike. */
+        private final RetryRules.Builder rules = RetryRules.builder();
         private String headerName = "Idempotency-Key";
-        private int maxAttempts = 5;
-        private Duration deadline = Duration.ofSeconds(30);
         private Duration attemptTimeout;
-        private Duration backoffBase = Duration.ofMillis(100);
-        private Duration backoffCap = Duration.ofSeconds(5);
-        private RandomGenerator random;
         private Sleeper sleeper = Sleeper.system();
-        private Clock clock;
-        private Set<Integer> retryStatuses = DEFAULT_RETRY_STATUSES;
-        private Set<String> inProgressProblemTypes = DEFAULT_IN_PROGRESS_PROBLEM_TYPES;
         private boolean generateKeys = true;
         private int maxRequestBodyBytes = DEFAULT_MAX_REQUEST_BODY_BYTES;
 
         private Builder(HttpClient http) {
             this.http = http;
-        }
-
-        private static Set<Integer> defaultRetryStatuses() {
-            Set<Integer> statuses = new LinkedHashSet<>(List.of(408, 425, 429));
-            for (int status = 500; status <= 599; status++) {
-                statuses.add(status);
-            }
-            return Set.copyOf(statuses);
         }
 
         /** The request header that carries the key. Default {@code Idempotency-Key}. */
@@ -346,10 +327,7 @@ public final class IdempotentHttpClient {
 
         /** Attempts per logical request, the first one included; at least 1 (no retry). Default 5. */
         public Builder maxAttempts(int maxAttempts) {
-            if (maxAttempts < 1) {
-                throw new IllegalArgumentException("maxAttempts must be at least 1, was " + maxAttempts);
-            }
-            this.maxAttempts = maxAttempts;
+            rules.maxAttempts(maxAttempts);
             return this;
         }
 
@@ -358,7 +336,7 @@ public final class IdempotentHttpClient {
          * it and every attempt's timeout is cut to what remains. Default 30 s.
          */
         public Builder deadline(Duration deadline) {
-            this.deadline = positive("deadline", deadline);
+            rules.deadline(deadline);
             return this;
         }
 
@@ -368,7 +346,7 @@ public final class IdempotentHttpClient {
          * deadline.
          */
         public Builder attemptTimeout(Duration attemptTimeout) {
-            this.attemptTimeout = positive("attemptTimeout", attemptTimeout);
+            this.attemptTimeout = RetryRules.Builder.positive("attemptTimeout", attemptTimeout);
             return this;
         }
 
@@ -377,13 +355,7 @@ public final class IdempotentHttpClient {
          * [0, min(cap, base·2^n)]. Default base 100 ms, cap 5 s. {@code Retry-After} overrides it.
          */
         public Builder backoff(Duration base, Duration cap) {
-            positive("backoff base", base);
-            positive("backoff cap", cap);
-            if (cap.compareTo(base) < 0) {
-                throw new IllegalArgumentException("backoff cap must not be below its base, was cap " + cap + " < base " + base);
-            }
-            this.backoffBase = base;
-            this.backoffCap = cap;
+            rules.backoff(base, cap);
             return this;
         }
 
@@ -392,7 +364,7 @@ public final class IdempotentHttpClient {
          * under its own lock, so it need not be thread-safe. Default {@link java.util.concurrent.ThreadLocalRandom}.
          */
         public Builder random(RandomGenerator random) {
-            this.random = Objects.requireNonNull(random, "random is null");
+            rules.random(random);
             return this;
         }
 
@@ -408,7 +380,7 @@ public final class IdempotentHttpClient {
          * move deadlines.
          */
         public Builder clock(Clock clock) {
-            this.clock = Objects.requireNonNull(clock, "clock is null");
+            rules.clock(clock);
             return this;
         }
 
@@ -419,15 +391,7 @@ public final class IdempotentHttpClient {
          * 409 in the list, every 409 is retried, whatever its body.
          */
         public Builder retryStatuses(int... statuses) {
-            Objects.requireNonNull(statuses, "statuses is null");
-            Set<Integer> set = new LinkedHashSet<>();
-            for (int status : statuses) {
-                if (status < 400 || status > 599) {
-                    throw new IllegalArgumentException("retryStatuses must be in 400-599, was " + status);
-                }
-                set.add(status);
-            }
-            this.retryStatuses = Set.copyOf(set);
+            rules.retryStatuses(statuses);
             return this;
         }
 
@@ -438,16 +402,7 @@ public final class IdempotentHttpClient {
          * is retried unless 409 is one of the {@link #retryStatuses}.
          */
         public Builder inProgressProblemTypes(String... types) {
-            Objects.requireNonNull(types, "types is null");
-            Set<String> set = new LinkedHashSet<>();
-            for (String type : types) {
-                if (type == null || type.isBlank()) {
-                    throw new IllegalArgumentException("an in-progress problem type must not be blank, was "
-                            + (type == null ? "null" : "'" + type + "'"));
-                }
-                set.add(type);
-            }
-            this.inProgressProblemTypes = Set.copyOf(set);
+            rules.inProgressProblemTypes(types);
             return this;
         }
 
@@ -478,18 +433,8 @@ public final class IdempotentHttpClient {
         }
 
         public IdempotentHttpClient build() {
-            RetryPolicy policy = new RetryPolicy(headerName, maxAttempts, deadline, attemptTimeout,
-                    new Backoff(backoffBase, backoffCap, random), retryStatuses, inProgressProblemTypes, generateKeys,
-                    clock == null ? new MonotonicClock() : clock, maxRequestBodyBytes);
+            RetryPolicy policy = new RetryPolicy(headerName, rules.build(), attemptTimeout, generateKeys, maxRequestBodyBytes);
             return new IdempotentHttpClient(http, policy, sleeper);
-        }
-
-        private static Duration positive(String name, Duration value) {
-            Objects.requireNonNull(value, () -> name + " is null");
-            if (value.isNegative() || value.isZero()) {
-                throw new IllegalArgumentException(name + " must be positive, was " + value);
-            }
-            return value;
         }
     }
 }

@@ -53,9 +53,14 @@ public final class IdempotentRequestFailedException extends RuntimeException {
 
     static IdempotentRequestFailedException of(HttpRequest request, Reason reason, int attempts, Duration elapsed,
                                                String key, Throwable lastCause) {
+        return of(request.method(), request.uri(), reason, attempts, elapsed, key, lastCause);
+    }
+
+    static IdempotentRequestFailedException of(String method, URI uri, Reason reason, int attempts, Duration elapsed,
+                                               String key, Throwable lastCause) {
         Objects.requireNonNull(reason, "reason");
         Objects.requireNonNull(lastCause, "lastCause");
-        String message = request.method() + " " + withoutQuery(request.uri()) + " failed without a response after "
+        String message = method + " " + withoutQuery(uri) + " failed without a response after "
                 + attempts + (attempts == 1 ? " attempt" : " attempts") + " in " + elapsed.toMillis() + " ms ("
                 + describe(reason) + "); last failure: " + lastCause.getClass().getName()
                 + (key == null ? "; the request had no idempotency key" : "");

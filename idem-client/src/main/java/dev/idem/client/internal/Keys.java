@@ -47,8 +47,12 @@ public final class Keys {
      * carries none.
      */
     public static String fromHeaders(HttpRequest request, String headerName) {
-        List<String> values = request.headers().allValues(headerName);
-        if (values.isEmpty()) {
+        return fromValues(request.headers().allValues(headerName), headerName);
+    }
+
+    /** As {@link #fromHeaders}, from all values of the header as any HTTP library lists them (none: null or empty). */
+    public static String fromValues(List<String> values, String headerName) {
+        if (values == null || values.isEmpty()) {
             return null;
         }
         if (values.size() > 1) {

@@ -53,7 +53,7 @@ public final class ProblemPeek<T> implements BodyHandler<T> {
     }
 
     /** The {@code type} member of a problem body, or null. */
-    static String parseType(byte[] body) {
+    public static String parseType(byte[] body) {
         Matcher matcher = TYPE.matcher(new String(body, StandardCharsets.UTF_8));
         return matcher.find() ? matcher.group(1).replace("\\/", "/") : null;
     }

@@ -1,48 +1,34 @@
 package dev.idem.client.internal;
 
+import dev.idem.client.RetryRules;
 import java.net.http.HttpRequest;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Set;
 
-/** The immutable settings a builder produced; starts one {@link LogicalRequest} per call. */
+/**
+ * The immutable settings a builder produced: the retry decisions ({@link RetryRules}, shared with
+ * every other idem client) plus what only java.net.http needs. Starts one {@link LogicalRequest} per call.
+ */
 public final class RetryPolicy {
-    /**
-     * Methods RFC 9110 §9.2.2 defines as idempotent. Repeating them is safe without a key; every
-     * other method (POST, PATCH, and any extension method) needs one.
-     */
-    private static final Set<String> IDEMPOTENT_METHODS = Set.of("GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE");
-
     final String headerName;
-    final int maxAttempts;
-    final Duration deadline;
+    final RetryRules rules;
     final Duration attemptTimeout; // null: none beyond the request's own and the deadline
-    final Backoff backoff;
-    final Set<Integer> retryStatuses;
-    final Set<String> inProgressProblemTypes;
     final boolean generateKeys;
-    final Clock clock;
     final int maxRequestBodyBytes;
 
-    public RetryPolicy(String headerName, int maxAttempts, Duration deadline, Duration attemptTimeout,
-                       Backoff backoff, Set<Integer> retryStatuses, Set<String> inProgressProblemTypes,
-                       boolean generateKeys, Clock clock, int maxRequestBodyBytes) {
+    public RetryPolicy(String headerName, RetryRules rules, Duration attemptTimeout, boolean generateKeys,
+                       int maxRequestBodyBytes) {
         this.headerName = headerName;
-        this.maxAttempts = maxAttempts;
-        this.deadline = deadline;
+        this.rules = rules;
         this.attemptTimeout = attemptTimeout;
-        this.backoff = backoff;
-        this.retryStatuses = Set.copyOf(retryStatuses);
-        this.inProgressProblemTypes = Set.copyOf(inProgressProblemTypes);
         this.generateKeys = generateKeys;
-        this.clock = clock;
         this.maxRequestBodyBytes = maxRequestBodyBytes;
     }
 
     public static boolean isIdempotentMethod(String method) {
-        // Methods are case-sensitive (RFC 9110 §9.1): "post" is not POST, and not known to be safe either.
-        return IDEMPOTENT_METHODS.contains(method);
+        return RetryRules.isIdempotentMethod(method);
     }
 
     /**
@@ -78,17 +64,14 @@ public final class RetryPolicy {
         boolean retriesAllowed = key != null || isIdempotentMethod(request.method());
         byte[] body = null;
         if (retriesAllowed && request.bodyPublisher().filter(publisher -> publisher.contentLength() != 0).isPresent()) {
-            body = RequestBody.read(request.bodyPublisher().get(), maxRequestBodyBytes, deadline);
+            body = RequestBody.read(request.bodyPublisher().get(), maxRequestBodyBytes, rules.deadline());
         }
-        return new LogicalRequest(this, request, key, retriesAllowed, body);
+        return new LogicalRequest(this, request, key, rules.start(retriesAllowed), body);
     }
 
-    /**
-     * Whether a 409's problem type must be read to decide: only when 409 is not retried as a status
-     * and some problem types mark a key in progress.
-     */
+    /** Whether a 409's problem type must be read to decide (see {@link RetryRules#readsConflictProblemTypes()}). */
     public boolean readsConflictProblemTypes() {
-        return !retryStatuses.contains(409) && !inProgressProblemTypes.isEmpty();
+        return rules.readsConflictProblemTypes();
     }
 
     public String headerName() {
@@ -96,20 +79,18 @@ public final class RetryPolicy {
     }
 
     public Clock clock() {
-        return clock;
+        return rules.clock();
     }
 
     @Override
     public String toString() {
-        return "headerName=" + headerName + ", maxAttempts=" + maxAttempts + ", deadline=" + deadline
+        return "headerName=" + headerName + ", " + rules
                 + ", attemptTimeout=" + (attemptTimeout == null ? "none" : attemptTimeout.toString())
-                + ", backoff=[" + backoff + "], retryStatuses=" + ranges(retryStatuses)
-                + ", inProgressProblemTypes=" + new java.util.TreeSet<>(inProgressProblemTypes)
-                + ", generateKeys=" + generateKeys + ", maxRequestBodyBytes=" + maxRequestBodyBytes + ", clock=" + clock;
+                + ", generateKeys=" + generateKeys + ", maxRequestBodyBytes=" + maxRequestBodyBytes;
     }
 
     /** The statuses in order, runs of three or more as {@code first-last}: {@code [408, 425, 429, 500-599]}. */
-    static String ranges(Set<Integer> statuses) {
+    public static String ranges(Set<Integer> statuses) {
         java.util.List<Integer> sorted = new java.util.ArrayList<>(new java.util.TreeSet<>(statuses));
         java.util.List<String> parts = new java.util.ArrayList<>();
         for (int i = 0; i < sorted.size(); ) {
