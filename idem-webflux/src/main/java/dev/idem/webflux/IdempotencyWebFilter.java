@@ -25,7 +25,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.springframework.core.io.buffer.DataBufferLimitException;
 import org.springframework.core.io.buffer.DataBufferUtils;
@@ -177,17 +177,23 @@ public final class IdempotencyWebFilter implements WebFilter {
 
     /**
      * Runs the handler against a capture, then stores its response (or gives the key back if it
-     * failed or was cancelled) on the store scheduler, then sends it: lock key → effect → store → send.
+     * failed) on the store scheduler, then sends it: lock key → effect → store → send.
+     *
+     * <p>The handler and the store's write run to their end even when the exchange is cancelled (the
+     * client went away, or its attempt timed out), as a Servlet container's handler does: a handler
+     * cut off midway may have made its effect already, and giving its key back would let the
+     * client's retry make it again. Once stored, that retry gets the response as a replay.
      */
     private Mono<Void> run(OpenExecution execution, ServerWebExchange exchange, WebFilterChain chain, byte[] body) {
         CapturingResponse capture = new CapturingResponse(exchange.getResponse());
         ServerWebExchange inner = exchange.mutate().request(new BufferedRequest(exchange.getRequest(), body)).response(capture).build();
         AtomicBoolean ended = new AtomicBoolean(); // complete or fail, exactly once
-        return chain.filter(inner)
+        CompletableFuture<Outcome> handledAndStored = chain.filter(inner)
                 .then(Mono.defer(capture::beforeCommitted))
                 .onErrorResume(failure -> giveBack(execution, ended, failure).then(Mono.error(failure)))
                 .then(Mono.fromCallable(() -> complete(execution, ended, capture)).subscribeOn(storeScheduler))
-                .doOnCancel(() -> giveBack(execution, ended, new CancellationException("the exchange was cancelled")).subscribe())
+                .toFuture();
+        return Mono.fromFuture(handledAndStored, true) // a cancel of the exchange does not reach the handler
                 .flatMap(outcome -> outcome instanceof Outcome.Executed ? capture.sendToClient() : write(answers.answer(outcome), exchange))
                 .onErrorResume(failure -> answers.failure(failure, true)
                         .map(answer -> {
@@ -199,7 +205,7 @@ public final class IdempotencyWebFilter implements WebFilter {
 
     private static Outcome complete(OpenExecution execution, AtomicBoolean ended, CapturingResponse capture) {
         if (!ended.compareAndSet(false, true)) {
-            throw new CancellationException("the exchange was cancelled; its key was given back");
+            throw new IllegalStateException("the execution was already given back");
         }
         return execution.complete(capture.toStored());
     }

@@ -3,6 +3,7 @@ package dev.idem.webflux;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idem.Idem;
+import java.net.Socket;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -16,6 +17,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.HttpStatus;
 import org.springframework.web.server.ServerWebExchange;
+import org.springframework.web.server.WebFilter;
 import org.springframework.web.server.WebHandler;
 import reactor.core.publisher.Mono;
 
@@ -31,7 +33,11 @@ class IdempotencyWebFilterHttpTest extends WebFilterTestSupport {
     private ThreadRecordingStore store;
 
     private WebFluxServer start(StoreBackend backend, IdempotencyWebFilter.Builder settings) {
-        return serve(settings.build(), Map.of(
+        return serve(settings.build(), routes());
+    }
+
+    private Map<String, WebHandler> routes() {
+        return Map.of(
                 "/payments", this::payment,
                 "/slow", exchange -> {
                     payments.incrementAndGet();
@@ -40,7 +46,7 @@ class IdempotencyWebFilterHttpTest extends WebFilterTestSupport {
                 },
                 "/flaky", (WebHandler) exchange -> flaky.incrementAndGet() == 1
                         ? Mono.error(new IllegalStateException("the handler failed (on purpose)"))
-                        : WebFluxServer.json(exchange, HttpStatus.CREATED, "{\"attempt\":" + flaky.get() + "}")));
+                        : WebFluxServer.json(exchange, HttpStatus.CREATED, "{\"attempt\":" + flaky.get() + "}"));
     }
 
     private IdempotencyWebFilter.Builder engineOn(StoreBackend backend) {
@@ -119,6 +125,35 @@ class IdempotencyWebFilterHttpTest extends WebFilterTestSupport {
         assertThat(other.headers().firstValue("Content-Type")).hasValue("application/problem+json");
         assertThat(other.body()).contains("urn:idem:problem:key-mismatch");
         assertThat(payments).hasValue(1);
+    }
+
+    @ParameterizedTest
+    @EnumSource(StoreBackend.class)
+    void aClientThatGoesAwayWhileTheHandlerRunsLeavesOneEffectAndItsRetryGetsTheStoredResponse(StoreBackend backend) throws Exception {
+        IdempotencyWebFilter idempotency = engineOn(backend).build();
+        CompletableFuture<Void> exchangeCancelled = new CompletableFuture<>();
+        WebFilter watching = (exchange, chain) -> idempotency.filter(exchange, chain).doOnCancel(() -> exchangeCancelled.complete(null));
+        WebFluxServer server = serve(watching, routes());
+        String key = newKey();
+
+        try (Socket socket = new Socket("127.0.0.1", server.uri("/").getPort())) {
+            socket.getOutputStream().write(("POST /slow HTTP/1.1\r\nHost: 127.0.0.1\r\nIdempotency-Key: " + key
+                    + "\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}").getBytes(StandardCharsets.US_ASCII));
+            socket.getOutputStream().flush();
+            slowEntered.get(30, TimeUnit.SECONDS);
+        } // the client goes away while the handler runs
+        exchangeCancelled.get(30, TimeUnit.SECONDS);
+        slowRelease.complete(null);
+
+        HttpResponse<String> retry = post(server.uri("/slow"), key, "{}");
+        for (long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30); retry.statusCode() == 409 && System.nanoTime() < deadline; ) {
+            Thread.sleep(50); // the handler is still finishing: the key is in use until its response is stored
+            retry = post(server.uri("/slow"), key, "{}");
+        }
+        assertThat(retry.statusCode()).isEqualTo(201);
+        assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(retry.body()).isEqualTo("{\"slow\":true}");
+        assertThat(payments).as("the handler's effect, made once though its first client went away").hasValue(1);
     }
 
     @ParameterizedTest
