@@ -8,6 +8,7 @@
 module dev.idem.jakarta.rest {
     requires transitive dev.idem.http;
     requires transitive jakarta.ws.rs;
+    requires static jakarta.annotation; // @Priority, read by the runtime if present
 
     exports dev.idem.jakarta.rest;
 }

@@ -68,6 +68,7 @@ public final class IdempotencyFeature implements Feature {
     @Override
     public boolean configure(FeatureContext context) {
         context.register(new Binder(settings));
+        context.register(IdempotencyFilter.responseFilter(settings), IdempotencyFilter.RESPONSE_FILTER_PRIORITY);
         // Ends the execution of a covered request whose exception no mapper of the application handles.
         context.register(new UnhandledFailureMapper());
         return true;

@@ -67,7 +67,7 @@ abstract class IdempotencyContract {
         }
         Idem idem = Idem.builder().store(outage).inFlightPolicy(InFlightPolicy.reject()).build();
         IdempotencyFeature feature = IdempotencyFeature.builder(idem).maxRequestBytes(1024).build();
-        RestServer server = runtime.start(Set.of(feature, payments, new Declined.Mapper()));
+        RestServer server = runtime.start(Set.of(feature, payments, new Declined.Mapper(), new EntityDropper()));
         servers.add(server);
         return server;
     }
@@ -85,6 +85,34 @@ abstract class IdempotencyContract {
 
     private static HttpResponse<String> send(HttpRequest.Builder request) throws IOException, InterruptedException {
         return CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+    }
+
+    /** The answer to {@code request} once the key is no longer in use by an earlier request (409), within a minute. */
+    private static HttpResponse<String> sendOnceFree(HttpRequest.Builder request) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
+        HttpResponse<String> response = send(request);
+        while (response.statusCode() == 409 && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+            response = send(request);
+        }
+        return response;
+    }
+
+    /**
+     * Sends a covered POST, reads the first bytes of the answer and hangs up with a reset, as a client
+     * that went away mid-download does; the server's next writes then fail.
+     */
+    private static void postAndHangUpMidResponse(RestServer server, String path, String key) throws IOException {
+        String request = "POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\n"
+                + KEY_HEADER + ": " + key + "\r\n\r\n{}";
+        try (java.net.Socket socket = new java.net.Socket(server.base().getHost(), server.base().getPort())) {
+            socket.setSoTimeout(60_000);
+            socket.getOutputStream().write(request.getBytes(StandardCharsets.ISO_8859_1));
+            socket.getOutputStream().flush();
+            byte[] first = new byte[4096];
+            assertThat(socket.getInputStream().read(first)).as("the answer began").isPositive();
+            socket.setSoLinger(true, 0);
+        }
     }
 
     private static boolean replayed(HttpResponse<?> response) {
@@ -287,6 +315,34 @@ abstract class IdempotencyContract {
         assertThat(retry.statusCode()).isEqualTo(201);
         assertThat(retry.body()).isEqualTo(first.body());
         assertThat(replayed(retry)).isTrue();
+        assertThat(payments.runs).hasValue(1);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void aClientHangingUpDuringAnAnswerOverTheCapLeavesOneEffectAndTheRetryReplaysItWithoutItsBody(Backend backend) throws Exception {
+        RestServer server = serve(backend);
+        postAndHangUpMidResponse(server, "/payments/large", "key-hangup-1");
+        HttpResponse<String> retry = sendOnceFree(post(server, "/payments/large", "key-hangup-1", "{}"));
+
+        assertThat(retry.statusCode()).isEqualTo(200);
+        assertThat(replayed(retry)).as("the effect ran: the retry is its replay, not a second run").isTrue();
+        assertThat(retry.headers().firstValue("Idempotent-Body-Omitted")).hasValue("true");
+        assertThat(payments.runs).hasValue(1);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void aLaterFilterThatDropsTheEntityStillEndsTheExecutionAndTheRetryReplaysWhatTheClientGot(Backend backend) throws Exception {
+        RestServer server = serve(backend);
+        HttpResponse<String> first = send(post(server, "/payments", "key-dropped-1", "{}").header(EntityDropper.HEADER, "yes"));
+        HttpResponse<String> retry = send(post(server, "/payments", "key-dropped-1", "{}"));
+
+        assertThat(first.statusCode()).isEqualTo(202);
+        assertThat(first.body()).isEmpty();
+        assertThat(retry.statusCode()).as("not 409: the execution ended").isEqualTo(202);
+        assertThat(replayed(retry)).isTrue();
+        assertThat(retry.body()).isEmpty();
         assertThat(payments.runs).hasValue(1);
     }
 }

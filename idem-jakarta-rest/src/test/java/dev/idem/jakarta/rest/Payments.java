@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 /** The resource of the contract: counts its runs; one instance per test, shared by the servers it starts. */
 @Path("/payments")
 public class Payments {
+    static final int LARGE_BYTES = 32 * 1024 * 1024;
     final AtomicInteger runs = new AtomicInteger();
     final AtomicInteger plainRuns = new AtomicInteger();
     /** Counted down when the slow method has begun; it then waits for {@link #release}. */
@@ -72,6 +73,22 @@ public class Payments {
     @Produces(MediaType.APPLICATION_JSON)
     public Response optional(String body) {
         return created(runs.incrementAndGet(), body);
+    }
+
+    /** An entity of {@link #LARGE_BYTES}, over the engine's 8 MiB cap, written in chunks as a download would be. */
+    @POST
+    @Path("large")
+    @Idempotent
+    @Produces(MediaType.APPLICATION_OCTET_STREAM)
+    public Response large(String body) {
+        runs.incrementAndGet();
+        jakarta.ws.rs.core.StreamingOutput entity = out -> {
+            byte[] chunk = new byte[64 * 1024];
+            for (int written = 0; written < LARGE_BYTES; written += chunk.length) {
+                out.write(chunk);
+            }
+        };
+        return Response.ok(entity).build();
     }
 
     @POST

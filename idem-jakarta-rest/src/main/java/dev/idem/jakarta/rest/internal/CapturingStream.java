@@ -16,6 +16,7 @@ final class CapturingStream extends OutputStream {
     private final int limit;
     private final ByteArrayOutputStream held;
     private boolean passedThrough;
+    private boolean clientFailed;
 
     CapturingStream(OutputStream client, int maxStoredBytes) {
         this.client = client;
@@ -31,22 +32,36 @@ final class CapturingStream extends OutputStream {
     @Override
     public void write(byte[] bytes, int offset, int length) throws IOException {
         if (passedThrough) {
-            client.write(bytes, offset, length);
+            toClient(bytes, offset, length);
             return;
         }
         int room = limit - held.size();
         held.write(bytes, offset, Math.min(room, length));
         if (length > room) {
             passedThrough = true; // over the cap: stored without its body, so it need not wait
-            held.writeTo(client);
-            client.write(bytes, offset + room, length - room);
+            toClient(held.toByteArray(), 0, held.size());
+            toClient(bytes, offset + room, length - room);
         }
     }
 
     @Override
     public void flush() throws IOException {
         if (passedThrough) {
-            client.flush();
+            try {
+                client.flush();
+            } catch (IOException e) {
+                clientFailed = true;
+                throw e;
+            }
+        }
+    }
+
+    private void toClient(byte[] bytes, int offset, int length) throws IOException {
+        try {
+            client.write(bytes, offset, length);
+        } catch (IOException e) {
+            clientFailed = true;
+            throw e;
         }
     }
 
@@ -58,6 +73,11 @@ final class CapturingStream extends OutputStream {
     /** Whether the client got bytes already (the entity was over the cap). */
     boolean passedThrough() {
         return passedThrough;
+    }
+
+    /** Whether a write or flush to the client failed: the client is gone, the writer was not at fault. */
+    boolean clientFailed() {
+        return clientFailed;
     }
 
     /** What was held: the whole entity, or its first bytes beyond the cap. */

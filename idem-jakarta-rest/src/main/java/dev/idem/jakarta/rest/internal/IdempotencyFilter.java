@@ -10,6 +10,7 @@ import dev.idem.http.MalformedBodyException;
 import dev.idem.http.RequestBodies;
 import dev.idem.http.RequestFingerprints;
 import dev.idem.jakarta.rest.ScopeResolver;
+import jakarta.annotation.Priority;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
@@ -32,11 +33,17 @@ import java.util.Objects;
 
 /**
  * The filters of one {@code @Idempotent} resource method: the request filter claims the key (or
- * answers), the response filter captures status and headers, the writer interceptor the serialized
- * entity, and whichever sees the response whole completes the execution. Every answer comes from
+ * answers), the {@linkplain #responseFilter() response filter} captures status and headers, the writer
+ * interceptor the serialized entity, and whichever sees the response whole completes the execution. Every answer comes from
  * {@link HttpAnswers}, every fingerprint from {@link RequestFingerprints}.
  */
-public final class IdempotencyFilter implements ContainerRequestFilter, ContainerResponseFilter, WriterInterceptor {
+public final class IdempotencyFilter implements ContainerRequestFilter, WriterInterceptor {
+    /**
+     * Below every one of {@link jakarta.ws.rs.Priorities}' constants (1000 and up): response filters run in
+     * descending priority, so this one runs last. Not {@code Integer.MIN_VALUE}: a runtime may compare
+     * priorities by subtraction.
+     */
+    public static final int RESPONSE_FILTER_PRIORITY = 0;
     public static final String EXECUTION_PROPERTY = "dev.idem.jakarta.rest.execution";
     private static final String EXCHANGE_PROPERTY = IdempotencyFilter.class.getName() + ".exchange";
 
@@ -121,8 +128,29 @@ public final class IdempotencyFilter implements ContainerRequestFilter, Containe
 
     // ---- response -----------------------------------------------------------------------------
 
-    @Override
-    public void filter(ContainerRequestContext request, ContainerResponseContext response) {
+    /**
+     * The response filter of every covered method: one component, registered by the feature for the
+     * whole application (it acts only on requests a request filter claimed) at
+     * {@link #RESPONSE_FILTER_PRIORITY}, so it runs after the application's response filters on every
+     * runtime (runtimes differ in how they order a method's own filters among the application's).
+     * What is stored is then the response as those filters left it (an entity they dropped, headers
+     * they added), and an entity they drop cannot leave the execution waiting for a writer that never
+     * runs.
+     */
+    public static ContainerResponseFilter responseFilter(Settings settings) {
+        return new ResponseFilter(new HttpAnswers(settings.headerName(), settings.failureRetryAfter()));
+    }
+
+    /** The priority is also on the class: Jersey orders response filters by the annotation, not the registration's. */
+    @Priority(RESPONSE_FILTER_PRIORITY)
+    private record ResponseFilter(HttpAnswers answers) implements ContainerResponseFilter {
+        @Override
+        public void filter(ContainerRequestContext request, ContainerResponseContext response) {
+            IdempotencyFilter.filter(answers, request, response);
+        }
+    }
+
+    private static void filter(HttpAnswers answers, ContainerRequestContext request, ContainerResponseContext response) {
         Exchange exchange = exchange(request.getProperty(EXCHANGE_PROPERTY));
         if (exchange == null) {
             return;
@@ -176,7 +204,17 @@ public final class IdempotencyFilter implements ContainerRequestFilter, Containe
         try {
             context.proceed();
         } catch (IOException | RuntimeException e) {
-            exchange.fail(e); // no whole response: the connection broke, or the entity did not serialize
+            if (capture.clientFailed()) {
+                // The client went away while an answer over the cap streamed to it. The resource ran and its
+                // answer was whole: stored (without its body, being over the cap) so the retry replays it.
+                try {
+                    exchange.complete(capture.captured());
+                } catch (RuntimeException storeFailure) {
+                    e.addSuppressed(storeFailure); // the lease stays: a retry after it takes over and resumes
+                }
+            } else {
+                exchange.fail(e); // the entity did not serialize: no whole response to store
+            }
             throw e;
         }
         try {
