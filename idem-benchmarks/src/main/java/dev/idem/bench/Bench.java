@@ -71,6 +71,9 @@ public final class Bench {
             if (options.parts.contains("endpoint")) {
                 rows.addAll(new EndpointBench(options, pg, work).run());
             }
+            if (options.parts.contains("webflux")) {
+                rows.addAll(new EndpointBench(options, pg, work).runWebFlux());
+            }
             if (options.parts.contains("inbox")) {
                 rows.addAll(new InboxBench(options, pg, work).run());
             }

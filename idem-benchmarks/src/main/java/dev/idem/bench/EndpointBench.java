@@ -25,11 +25,18 @@ final class EndpointBench {
     private final Options options;
     private final Postgres pg;
     private final Path work;
+    private final int replayKeys;
 
     EndpointBench(Options options, Postgres pg, Path work) {
+        this(options, pg, work, REPLAY_KEYS);
+    }
+
+    /** With {@code replayKeys} keys completed before the replay lines (fewer for the harness' smoke test). */
+    EndpointBench(Options options, Postgres pg, Path work, int replayKeys) {
         this.options = options;
         this.pg = pg;
         this.work = work;
+        this.replayKeys = replayKeys;
     }
 
     List<Row> run() throws Exception {
@@ -95,6 +102,42 @@ final class EndpointBench {
         return rows;
     }
 
+    /**
+     * Part webflux: the same work on Spring WebFlux and Reactor Netty ({@link dev.idem.bench.app.WebFluxBenchApp}),
+     * without idem and behind idem-webflux's {@code IdempotencyWebFilter} (claim, handler, complete: three
+     * commits, the store's calls on {@code boundedElastic}).
+     */
+    List<Row> runWebFlux() throws Exception {
+        pg.execute("CREATE TABLE IF NOT EXISTS bench_order (id bigserial PRIMARY KEY, item text NOT NULL, amount integer NOT NULL)");
+        Path log = work.resolve("webflux-server.log");
+        Path portFile = work.resolve("webflux.port");
+        Files.deleteIfExists(portFile);
+        Bench.progress("webflux: starting the WebFlux server (its log: " + log + ")");
+        Process server = startJava("dev.idem.bench.app.WebFluxBenchApp",
+                List.of("--url=" + pg.url, "--pool=" + poolSize(), "--port-file=" + portFile.toAbsolutePath()), log);
+        try {
+            int port = awaitPort(server, portFile, log);
+            String conn = options.connections + " connections";
+            Bench.progress("webflux endpoint without idem, " + conn);
+            Measured plain = drive(port, "/plain/orders", null, false);
+            Bench.progress("webflux endpoint with IdempotencyWebFilter, first executions, " + conn);
+            Measured first = drive(port, "/idem/orders", null, false);
+            List<String> keys = populate(port, "/idem/orders");
+            Bench.progress("webflux endpoint with IdempotencyWebFilter, replays, " + conn);
+            Measured replay = drive(port, "/idem/orders", keys, true);
+            int c = options.connections;
+            return List.of(
+                    new Row("webflux", "POST, insert 1 row, without idem", "HTTP+PostgreSQL", c, plain, "req/s", null, Double.NaN,
+                            "Spring WebFlux, Reactor Netty, Hikari; JDBC on boundedElastic"),
+                    new Row("webflux", "same, IdempotencyWebFilter, first executions", "HTTP+PostgreSQL", c, first, "req/s", null, Double.NaN,
+                            "claim, handler, complete: 3 commits").compare("without idem", plain),
+                    new Row("webflux", "same, IdempotencyWebFilter, replays", "HTTP+PostgreSQL", c, replay, "req/s", null, Double.NaN, null)
+                            .compare("first executions", first));
+        } finally {
+            stop(server);
+        }
+    }
+
     private static void stop(Process server) throws InterruptedException {
         if (server != null) {
             server.destroy();
@@ -105,6 +148,32 @@ final class EndpointBench {
     }
 
     private Process startServer(Path portFile, Path log, boolean cache) throws IOException {
+        List<String> args = new ArrayList<>(List.of(
+                "--spring.datasource.url=" + pg.url,
+                "--spring.datasource.hikari.maximum-pool-size=" + poolSize(),
+                "--server.port=0",
+                "--server.address=127.0.0.1",
+                "--bench.port-file=" + portFile.toAbsolutePath(),
+                "--spring.main.banner-mode=off",
+                "--logging.level.root=WARN",
+                "--idem.sweeper.interval=10s"));
+        if (options.coalesce != null) {
+            // The starter's store can only be switched off; the cached store takes either.
+            args.add("--bench.coalesce-commits=" + options.coalesce);
+            args.add("--idem.coalesce-commits=" + options.coalesce);
+        }
+        if (cache) {
+            args.add("--bench.response-cache=" + StoreBench.CACHE_ENTRIES);
+        }
+        return startJava("dev.idem.bench.app.BenchApp", args, log);
+    }
+
+    private int poolSize() {
+        return Math.max(10, options.connections * 2);
+    }
+
+    /** {@code mainClass} of this class path in a JVM of its own ({@code -Xmx256m}, serial GC), its output in {@code log}. */
+    private static Process startJava(String mainClass, List<String> args, Path log) throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> cmd = new ArrayList<>();
         cmd.add(java);
@@ -114,23 +183,8 @@ final class EndpointBench {
         if (extra != null && !extra.isBlank()) {
             cmd.addAll(List.of(extra.trim().split("\\s+")));
         }
-        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "dev.idem.bench.app.BenchApp",
-                "--spring.datasource.url=" + pg.url,
-                "--spring.datasource.hikari.maximum-pool-size=" + Math.max(10, options.connections * 2),
-                "--server.port=0",
-                "--server.address=127.0.0.1",
-                "--bench.port-file=" + portFile.toAbsolutePath(),
-                "--spring.main.banner-mode=off",
-                "--logging.level.root=WARN",
-                "--idem.sweeper.interval=10s"));
-        if (options.coalesce != null) {
-            // The starter's store can only be switched off; the cached store takes either.
-            cmd.add("--bench.coalesce-commits=" + options.coalesce);
-            cmd.add("--idem.coalesce-commits=" + options.coalesce);
-        }
-        if (cache) {
-            cmd.add("--bench.response-cache=" + StoreBench.CACHE_ENTRIES);
-        }
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), mainClass));
+        cmd.addAll(args);
         Process server = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         // The server must not outlive an interrupted benchmark.
         Runtime.getRuntime().addShutdownHook(new Thread(server::destroyForcibly, "bench-server-stop"));
@@ -169,11 +223,11 @@ final class EndpointBench {
         });
     }
 
-    private static List<String> populate(int port, String path) throws IOException {
+    private List<String> populate(int port, String path) throws IOException {
         SplittableRandom random = new SplittableRandom(7);
-        List<String> keys = new ArrayList<>(REPLAY_KEYS);
+        List<String> keys = new ArrayList<>(replayKeys);
         try (HttpConnection http = new HttpConnection("127.0.0.1", port)) {
-            for (int i = 0; i < REPLAY_KEYS; i++) {
+            for (int i = 0; i < replayKeys; i++) {
                 String key = StoreBench.newKey(random);
                 HttpConnection.Response r = http.post(path, key, body(key));
                 if (r.status() != 201) {

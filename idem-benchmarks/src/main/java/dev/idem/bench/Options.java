@@ -10,11 +10,11 @@ import java.util.Set;
 
 /** Command line of {@code ./idem bench}. */
 final class Options {
-    static final Set<String> ALL_PARTS = Set.of("store", "endpoint", "inbox", "peers", "growth", "scale");
+    static final Set<String> ALL_PARTS = Set.of("store", "endpoint", "webflux", "inbox", "peers", "growth", "scale");
     static final List<String> BACKENDS = List.of("postgresql", "sqlite", OwnServerBench.MARIADB, OwnServerBench.REDIS_RAW,
             RedisStoreBench.ONE, RedisStoreBench.CLUSTER, NatsKvStoreBench.BACKEND);
 
-    Set<String> parts = new LinkedHashSet<>(List.of("store", "endpoint", "inbox", "peers", "growth"));
+    Set<String> parts = new LinkedHashSet<>(List.of("store", "endpoint", "webflux", "inbox", "peers", "growth"));
     Duration duration = Duration.ofSeconds(8);
     Duration warmup = null;
     List<Integer> threads = List.of(1, 8, 32);
@@ -36,7 +36,8 @@ final class Options {
 
     static final String USAGE = String.join("\n",
             "usage: ./idem bench [options]",
-            "  --parts store,endpoint,inbox,peers,growth   which parts to run (default: these five); peers: the inbox claim against",
+            "  --parts store,endpoint,webflux,inbox,peers,growth   which parts to run (default: these six); webflux: the endpoint",
+            "                                on Spring WebFlux and Reactor Netty, without idem and behind IdempotencyWebFilter; peers: the inbox claim against",
             "                                Spring Integration's JdbcMetadataStore and Camel's JdbcMessageIdRepository; also",
             "                                scale (opt-in, minutes): PostgreSQL tables of --rows records, unpartitioned and by partition",
             "  --rows 10000000               records the scale part loads into each table (default 10,000,000; at least 24,000)",
@@ -110,7 +111,7 @@ final class Options {
                 for (String p : value.split(",")) {
                     String part = p.trim().toLowerCase(Locale.ROOT);
                     if (!ALL_PARTS.contains(part)) {
-                        throw new IllegalArgumentException("unknown part '" + part + "'; parts are store, endpoint, inbox, peers, growth, scale");
+                        throw new IllegalArgumentException("unknown part '" + part + "'; parts are store, endpoint, webflux, inbox, peers, growth, scale");
                     }
                     parts.add(part);
                 }

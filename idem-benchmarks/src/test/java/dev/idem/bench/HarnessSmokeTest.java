@@ -301,6 +301,22 @@ class HarnessSmokeTest {
     }
 
     @Test
+    void webfluxLinesRunTheSameEndpointWithoutAndBehindTheFilter() throws Exception {
+        Options options = Options.parse(new String[] {"--duration", "300ms", "--warmup", "100ms", "--parts", "webflux", "--connections", "2"});
+        try (Postgres pg = new Postgres(RealServices.postgresUrl())) {
+            List<Row> rows = new EndpointBench(options, pg, dir, 20).runWebFlux();
+
+            assertThat(rows).extracting(Row::name).containsExactly("POST, insert 1 row, without idem",
+                    "same, IdempotencyWebFilter, first executions", "same, IdempotencyWebFilter, replays");
+            assertThat(rows).allSatisfy(row -> {
+                assertThat(row.measured().ops()).isPositive();
+                assertThat(row.measured().errors()).as("every answer 201, replayed where expected").isZero();
+            });
+            assertThat(rows.subList(1, 3)).allSatisfy(row -> assertThat(row.ratio()).isPositive().isFinite());
+        }
+    }
+
+    @Test
     void scaleLinesLoadBothLayoutsAndPurgeTheExpiredHourOfEach() throws Exception {
         Options options = Options.parse(new String[] {"--duration", "300ms", "--warmup", "100ms", "--parts", "scale", "--rows", "24000"});
         try (Postgres pg = new Postgres(RealServices.postgresUrl())) {
