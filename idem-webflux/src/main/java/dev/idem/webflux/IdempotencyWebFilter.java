@@ -1,5 +1,6 @@
 package dev.idem.webflux;
 
+import dev.idem.Execution;
 import dev.idem.Fingerprint;
 import dev.idem.Idem;
 import dev.idem.IdempotencyKey;
@@ -23,6 +24,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -72,6 +74,8 @@ public final class IdempotencyWebFilter implements WebFilter {
 
     /** Marks an exchange this filter already took on, so a second pass (double registration) passes through. */
     private static final String APPLIED_ATTRIBUTE = IdempotencyWebFilter.class.getName() + ".applied";
+    /** The exchange attribute holding the covered request's {@link Execution}; see {@link #execution}. */
+    public static final String EXECUTION_ATTRIBUTE = IdempotencyWebFilter.class.getName() + ".execution";
 
     private final Idem idem;
     private final List<Route> routes;
@@ -91,6 +95,17 @@ public final class IdempotencyWebFilter implements WebFilter {
         this.scopes = b.scopes;
         this.storeScheduler = b.storeScheduler;
         this.answers = new HttpAnswers(headerName, b.failureRetryAfter);
+    }
+
+    /**
+     * The execution of the covered request this exchange carries, to run {@linkplain Execution#phase
+     * phases} in (a charge whose result survives a crash, with its derived downstream key); empty
+     * outside a covered request that owns its key. A phase writes a checkpoint to the store, which
+     * blocks: run it on a scheduler made for blocking work ({@code Schedulers.boundedElastic()}),
+     * never on an event loop.
+     */
+    public static Optional<Execution> execution(ServerWebExchange exchange) {
+        return exchange.getAttribute(EXECUTION_ATTRIBUTE) instanceof Execution execution ? Optional.of(execution) : Optional.empty();
     }
 
     /** A builder for a filter running covered requests through {@code idem}. */
@@ -187,6 +202,7 @@ public final class IdempotencyWebFilter implements WebFilter {
     private Mono<Void> run(OpenExecution execution, ServerWebExchange exchange, WebFilterChain chain, byte[] body) {
         CapturingResponse capture = new CapturingResponse(exchange.getResponse());
         ServerWebExchange inner = exchange.mutate().request(new BufferedRequest(exchange.getRequest(), body)).response(capture).build();
+        inner.getAttributes().put(EXECUTION_ATTRIBUTE, execution);
         AtomicBoolean ended = new AtomicBoolean(); // complete or fail, exactly once
         CompletableFuture<Outcome> handledAndStored = chain.filter(inner)
                 .then(Mono.defer(capture::beforeCommitted))

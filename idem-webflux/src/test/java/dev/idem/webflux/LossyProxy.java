@@ -41,13 +41,18 @@ final class LossyProxy implements AutoCloseable {
 
     private void acceptLoop() {
         while (!closed) {
+            Socket client;
             try {
-                Socket client = track(listener.accept());
+                client = track(listener.accept());
+            } catch (IOException e) {
+                return; // closed
+            }
+            try {
                 Socket server = track(new Socket(InetAddress.getLoopbackAddress(), upstreamPort));
                 start("lossy-proxy-request", () -> requests(client, server));
                 start("lossy-proxy-response", () -> responses(server, client));
-            } catch (IOException e) {
-                return; // closed
+            } catch (IOException serverDown) {
+                closeQuietly(client); // the server is down (killed, restarting): the client's connection fails, as it would
             }
         }
     }
@@ -63,6 +68,14 @@ final class LossyProxy implements AutoCloseable {
             }
         } catch (IOException ignored) {
             // the client closed or the proxy is closing
+        }
+    }
+
+    private static void closeQuietly(Socket socket) {
+        try {
+            socket.close();
+        } catch (IOException ignored) {
+            // closing anyway
         }
     }
 
@@ -86,8 +99,9 @@ final class LossyProxy implements AutoCloseable {
                 }
             }
         } catch (IOException ignored) {
-            // the proxy is closing
+            // the server went away (killed) or the proxy is closing
         }
+        closeQuietly(client); // the server's side ended: so does the client's, as a reset connection would
     }
 
     private Socket track(Socket socket) {
