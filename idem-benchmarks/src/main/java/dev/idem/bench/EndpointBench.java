@@ -40,7 +40,8 @@ final class EndpointBench {
     }
 
     List<Row> run() throws Exception {
-        pg.execute("CREATE TABLE IF NOT EXISTS bench_order (id bigserial PRIMARY KEY, item text NOT NULL, amount integer NOT NULL)");
+        pg.execute("CREATE TABLE IF NOT EXISTS bench_order (id bigserial PRIMARY KEY, item text NOT NULL, amount integer NOT NULL)",
+                "CREATE TABLE IF NOT EXISTS bench_floor (idem_key text PRIMARY KEY, status integer, body bytea)");
         List<Row> rows = new ArrayList<>();
         Process server = null;
         Path log = work.resolve("endpoint-server.log");
@@ -66,6 +67,20 @@ final class EndpointBench {
                     .compare("without idem", plain));
             rows.add(new Row("endpoint", "same, @Idempotent, replays", "HTTP+PostgreSQL", c, replay, "req/s", null, Double.NaN, null)
                     .compare("first executions", first));
+            Bench.progress("endpoint, the default filter's hand-written floor (3 commits), " + conn);
+            Measured floor = drive(port, "/floor/orders", null, false);
+            rows.add(new Row("endpoint", "same, hand-written floor: key row, order row, response row (3 commits)", "HTTP+PostgreSQL", c, floor,
+                    "req/s", null, Double.NaN, "the durable writes idem's rule requires, nothing else").compare("without idem", plain));
+            rows.add(new Row("endpoint", "same, @Idempotent, first executions, against its floor", "HTTP+PostgreSQL", c, first, "req/s", null,
+                    Double.NaN, "what idem adds beyond those writes").compare("hand-written floor", floor));
+            Bench.progress("endpoint without idem, 1 connection");
+            Measured plainOne = drive(port, "/plain/orders", null, false, 1);
+            Bench.progress("endpoint with idem, first executions, 1 connection");
+            Measured firstOne = drive(port, "/idem/orders", null, false, 1);
+            rows.add(new Row("endpoint", "POST, insert 1 row, without idem, 1 connection", "HTTP+PostgreSQL", 1, plainOne, "req/s", null,
+                    Double.NaN, "latency-bound: one request at a time"));
+            rows.add(new Row("endpoint", "same, @Idempotent, first executions, 1 connection", "HTTP+PostgreSQL", 1, firstOne, "req/s", null,
+                    Double.NaN, null).compare("without idem, 1 connection", plainOne));
             Bench.progress("endpoint with @Idempotent(transactional = true), first executions, " + conn);
             Measured filterTx = drive(port, "/idemtx/orders", null, false);
             Bench.progress("endpoint with @Idempotent(transactional = true), replays, " + conn);
@@ -210,7 +225,11 @@ final class EndpointBench {
     }
 
     private Measured drive(int port, String path, List<String> replayKeys, boolean expectReplay) throws InterruptedException {
-        return LoadLoop.run(options.connections, options.warmup, options.duration, t -> {
+        return drive(port, path, replayKeys, expectReplay, options.connections);
+    }
+
+    private Measured drive(int port, String path, List<String> replayKeys, boolean expectReplay, int connections) throws InterruptedException {
+        return LoadLoop.run(connections, options.warmup, options.duration, t -> {
             HttpConnection http = new HttpConnection("127.0.0.1", port);
             SplittableRandom random = new SplittableRandom(ThreadLocalRandom.current().nextLong());
             return () -> {

@@ -29,6 +29,8 @@ final class PeerInboxBench {
     static final int BATCH = 100;
     static final String SCHEMA = "idem_peers";
     static final String CONSUMER = "peers";
+    /** The effect of the one-row handler lines: what a real handler writes beside its dedupe. */
+    static final String EFFECT_DDL = "CREATE TABLE peer_effect (message_id VARCHAR(100) NOT NULL)";
     /** spring-integration-jdbc's schema-postgresql.sql, the metadata store's table. */
     static final String SPRING_DDL = "CREATE TABLE INT_METADATA_STORE (METADATA_KEY VARCHAR(255) NOT NULL, METADATA_VALUE VARCHAR(4000),"
             + " REGION VARCHAR(100) NOT NULL, constraint INT_METADATA_STORE_PK primary key (METADATA_KEY, REGION))";
@@ -53,7 +55,7 @@ final class PeerInboxBench {
 
     List<Row> run() throws Exception {
         pg.execute("DROP SCHEMA IF EXISTS " + SCHEMA + " CASCADE", "CREATE SCHEMA " + SCHEMA,
-                inSchema(SPRING_DDL), inSchema(CAMEL_DDL));
+                inSchema(SPRING_DDL), inSchema(CAMEL_DDL), inSchema(EFFECT_DDL));
         try (HikariDataSource ds = pool()) {
             Inbox inbox = Inbox.builder(ds).tableName("peers_inbox").quarantineTableName("peers_quarantine").build();
             inbox.migrate();
@@ -67,6 +69,7 @@ final class PeerInboxBench {
                 Claims claims = new Claims(inbox, id -> spring.putIfAbsent(id, "1") == null, camel::add, transactions);
                 List<Row> rows = new ArrayList<>(perMessageRows(claims));
                 rows.addAll(batchedRows(claims, rows.get(0).measured()));
+                rows.addAll(oneRowHandlerRows(claims, new org.springframework.jdbc.core.JdbcTemplate(ds)));
                 return rows;
             } finally {
                 camel.stop();
@@ -103,6 +106,48 @@ final class PeerInboxBench {
                         "msg/s", null, Double.NaN, "auto-commit").compare("idem", idem),
                 new Row("peers", "claim per message: Camel JdbcMessageIdRepository.add", "PostgreSQL", 1, camel, "msg/s", null,
                         Double.NaN, "SELECT COUNT + INSERT, 1 tx each").compare("idem", idem));
+    }
+
+    /**
+     * Per message with a handler that writes one row: the dedupe and the handler's row in one
+     * transaction for all three (idem's handler gets the claim's connection; the peers' calls and the
+     * row join a {@link TransactionTemplate}). A no-op handler favours a peer whose dedupe runs in
+     * auto-commit, apart from the handler's writes; a real handler must be atomic with its dedupe.
+     */
+    private List<Row> oneRowHandlerRows(Claims claims, org.springframework.jdbc.core.JdbcTemplate jdbc) throws InterruptedException {
+        String insert = "INSERT INTO peer_effect (message_id) VALUES (?)";
+        Bench.progress("peers: per message with a one-row handler, idem Inbox.process");
+        Measured idem = perMessage(id -> claims.inbox().process(CONSUMER, id, (c, m) -> {
+            try (java.sql.PreparedStatement row = c.prepareStatement(insert)) {
+                row.setString(1, m.id());
+                row.executeUpdate();
+            }
+        }).status() == InboxOutcome.Status.PROCESSED);
+        Bench.progress("peers: per message with a one-row handler, Spring Integration putIfAbsent + row");
+        Measured spring = perMessage(id -> withRow(claims.transactions(), jdbc, insert, id, claims.spring()));
+        Bench.progress("peers: per message with a one-row handler, Camel add + row");
+        Measured camel = perMessage(id -> withRow(claims.transactions(), jdbc, insert, id, claims.camel()));
+        String oneRow = "one-row handler per message (1 tx): ";
+        return List.of(
+                new Row("peers", oneRow + "idem Inbox.process", "PostgreSQL", 1, idem, "msg/s", null, Double.NaN,
+                        "claim + the handler's row"),
+                new Row("peers", oneRow + "Spring Integration putIfAbsent + row", "PostgreSQL", 1, spring, "msg/s", null,
+                        Double.NaN, "TransactionTemplate").compare("idem", idem),
+                new Row("peers", oneRow + "Camel add + row", "PostgreSQL", 1, camel, "msg/s", null, Double.NaN,
+                        "TransactionTemplate").compare("idem", idem));
+    }
+
+    /** The peer's dedupe, then (for a new id) the handler's row, in one transaction. */
+    private static boolean withRow(TransactionTemplate transactions, org.springframework.jdbc.core.JdbcTemplate jdbc, String insert,
+            String id, Predicate<String> claim) {
+        Boolean fresh = transactions.execute(status -> {
+            if (!claim.test(id)) {
+                return false;
+            }
+            jdbc.update(insert, id);
+            return true;
+        });
+        return Boolean.TRUE.equals(fresh);
     }
 
     private List<Row> batchedRows(Claims claims, Measured idemPerMessage) throws InterruptedException {

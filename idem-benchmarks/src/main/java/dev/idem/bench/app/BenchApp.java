@@ -141,6 +141,21 @@ public class BenchApp {
             return b.body(response.body());
         }
 
+        /**
+         * The default filter's floor, written by hand: the durable writes idem's rule requires and
+         * nothing else. The key made durable before the effect (a claim row, its own commit), the
+         * order row, then the response made durable before it is sent (an update, its own commit):
+         * three commits with the same durability as the filter's. No fingerprint, no lease, no replay
+         * path: what is left between this and {@code /idem/orders} is what idem adds.
+         */
+        @PostMapping("/floor/orders")
+        ResponseEntity<Map<String, Object>> floor(@RequestHeader("Idempotency-Key") String key, @RequestBody Map<String, Object> order) {
+            jdbc.update("INSERT INTO bench_floor (idem_key) VALUES (?)", key);
+            ResponseEntity<Map<String, Object>> response = insert(order);
+            jdbc.update("UPDATE bench_floor SET status = 201, body = ? WHERE idem_key = ?", JSON.writeValueAsBytes(response.getBody()), key);
+            return response;
+        }
+
         @PostMapping("/plain/orders")
         ResponseEntity<Map<String, Object>> plain(@RequestBody Map<String, Object> order) {
             return insert(order);
