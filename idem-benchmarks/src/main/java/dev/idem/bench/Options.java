@@ -40,7 +40,7 @@ final class Options {
             "                                on Spring WebFlux and Reactor Netty, without idem and behind IdempotencyWebFilter; peers: the inbox claim against",
             "                                Spring Integration's JdbcMetadataStore and Camel's JdbcMessageIdRepository; also",
             "                                scale (opt-in, minutes): PostgreSQL tables of --rows records, unpartitioned and by partition,",
-            "                                and the same on MariaDB when --backends includes mariadb (it does by default)",
+            "                                on PostgreSQL and MariaDB, each when --backends includes it (both do by default)",
             "  --rows 10000000               records the scale part loads into each table (default 10,000,000; at least 24,000)",
             "  --duration 8s                 measured window of each case (default 8s); warm-up is a third of it",
             "  --warmup 3s                   warm-up of each case (default: duration/3, at least 1s)",
