@@ -67,7 +67,10 @@ import javax.sql.DataSource;
  * a redelivery after that would run again. <b>Retention must outlive the broker's redelivery
  * horizon</b>: the longest time after which the broker may still hand the same message over again
  * (Kafka: the topic's retention if consumers may rewind; RabbitMQ and NATS: how long a message may
- * stay unacknowledged or be republished). Quarantined messages are never purged.
+ * stay unacknowledged or be republished). Quarantined messages are never purged. On PostgreSQL and
+ * MariaDB {@link Builder#retentionByPartition} keeps the inbox table partitioned by expiry and purges
+ * by dropping whole partitions; each claim then locks its ids to the commit instead of relying on a
+ * unique index.
  *
  * <h2>Consumers and ids</h2>
  * A consumer name (1–200 visible ASCII characters) scopes ids: the same message id under two
