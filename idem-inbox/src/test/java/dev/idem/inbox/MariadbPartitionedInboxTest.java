@@ -13,6 +13,12 @@ class MariadbPartitionedInboxTest extends MariadbInboxTest {
     }
 
     /** The ids' bucket locks. */
+    /** The full long run is the unpartitioned table's; here 3,000 messages, with every path it takes (batches, fallbacks, retries). */
+    @Override
+    protected int longRunMessages() {
+        return 3_000;
+    }
+
     @Override
     protected int statementsBeforeClaim() {
         return 1;

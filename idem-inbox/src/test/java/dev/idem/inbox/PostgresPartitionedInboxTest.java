@@ -14,6 +14,12 @@ class PostgresPartitionedInboxTest extends PostgresInboxTest {
     }
 
     /** The ids' advisory locks. */
+    /** The full long run is the unpartitioned table's; here 3,000 messages, with every path it takes (batches, fallbacks, retries). */
+    @Override
+    protected int longRunMessages() {
+        return 3_000;
+    }
+
     @Override
     protected int statementsBeforeClaim() {
         return 1;
