@@ -25,7 +25,9 @@ import java.util.regex.Pattern;
  * range-partitioned by {@code expires_at}, partitions are created ahead of need and a partition is
  * dropped whole once its upper bound has passed (every record in it is past retention). The store's
  * {@code purge} runs {@link #maintain()}; {@link #convert()} turns today's unpartitioned table into the
- * partitioned layout on a live database. See docs/stores.md, "Retention by partition".
+ * partitioned layout on a live database (the key store's table, on PostgreSQL). Other idem tables use the
+ * same maintenance through {@link #forTable} (the inbox's: {@code Inbox.Builder.retentionByPartition}).
+ * See docs/stores.md, "Retention by partition".
  */
 public final class RetentionPartitions {
     /** The key store's statements with retention by partition, over the dialect's own, in the dialect's folder. */
