@@ -5,8 +5,10 @@ import dev.idem.StoreException;
 import dev.idem.jdbc.Dialect;
 import dev.idem.jdbc.JdbcComponentBuilder;
 import dev.idem.jdbc.JdbcIdempotencyStore;
+import dev.idem.jdbc.RetentionPartitions;
 import dev.idem.spi.ListenerCalls;
 import dev.idem.jdbc.support.FailureText;
+import dev.idem.jdbc.support.Isolation;
 import dev.idem.jdbc.support.Migrator;
 import dev.idem.jdbc.support.SqlStatements;
 import dev.idem.jdbc.support.StoreCalls;
@@ -65,7 +67,10 @@ import javax.sql.DataSource;
  * a redelivery after that would run again. <b>Retention must outlive the broker's redelivery
  * horizon</b>: the longest time after which the broker may still hand the same message over again
  * (Kafka: the topic's retention if consumers may rewind; RabbitMQ and NATS: how long a message may
- * stay unacknowledged or be republished). Quarantined messages are never purged.
+ * stay unacknowledged or be republished). Quarantined messages are never purged. On PostgreSQL and
+ * MariaDB {@link Builder#retentionByPartition} keeps the inbox table partitioned by expiry and purges
+ * by dropping whole partitions; each claim then locks its ids to the commit instead of relying on a
+ * unique index.
  *
  * <h2>Consumers and ids</h2>
  * A consumer name (1–200 visible ASCII characters) scopes ids: the same message id under two
@@ -101,29 +106,46 @@ public final class Inbox implements Purgeable {
     private final InboxTransaction transaction;
     private final Quarantine quarantine;
     private final DataSource dataSource;
+    /** Retention by partition's maintenance of the inbox table, or null for one unpartitioned table (the default). */
+    private final RetentionPartitions partitions;
 
-    private Inbox(Builder b, Dialect dialect) {
+    private Inbox(Builder b, Dialect dialect, Isolation isolation) {
         this.dataSource = b.dataSource();
-        this.calls = new StoreCalls(new Transactions(b.dataSource()), dialect.displayName() + " inbox");
+        this.calls = new StoreCalls(new Transactions(b.dataSource(), isolation), dialect.displayName() + " inbox");
         this.dialect = dialect;
         this.tableNames = Map.of(Tables.DEFAULT_INBOX_TABLE, b.tableName(), Tables.DEFAULT_QUARANTINE_TABLE, b.quarantineTableName);
-        this.sql = SqlStatements.load(dialect, b.sqlSource, "inbox.sql", tableNames, requiredStatements(dialect));
+        boolean partitioned = b.partitionWidth != null;
+        this.sql = SqlStatements.loadFiles(dialect, b.sqlSource, partitioned ? List.of("inbox.sql", PARTITIONED_SQL) : List.of("inbox.sql"),
+                tableNames, requiredStatements(dialect, partitioned));
         this.maxAttempts = b.maxAttempts;
         this.retention = b.retention;
         this.listener = b.listener;
-        this.rows = new InboxRows(sql, retention, b.maxAttempts, listener, b.errorText);
+        this.partitions = partitioned ? RetentionPartitions.forTable(calls, dialect, sql, b.tableName(), b.partitionWidth,
+                b.partitionHorizon(), b.purgeRowsBetweenDrops, true) : null;
+        this.rows = new InboxRows(sql, retention, b.maxAttempts, listener, b.errorText, partitioned);
         this.transaction = new InboxTransaction(rows, listener);
         this.quarantine = new Quarantine(this, rows, sql, retention, listener);
     }
 
     /** Every statement the inbox runs on {@code dialect}; checked when it is built. */
     static List<String> requiredStatements(Dialect dialect) {
+        return requiredStatements(dialect, false);
+    }
+
+    static List<String> requiredStatements(Dialect dialect, boolean partitioned) {
         List<String> names = new ArrayList<>(List.of("inbox_claim", "inbox_claim_row", "inbox_states", "inbox_count_failure",
                 "inbox_quarantine_claim", "inbox_quarantine_mark", "inbox_list_quarantined", "inbox_find_quarantined",
                 "inbox_release_quarantined", "inbox_quarantine_delete", "inbox_replay_failure", "inbox_purge", "inbox_purge_failures"));
         names.addAll(Migrator.requiredStatements(dialect));
+        if (partitioned) {
+            names.add("inbox_lock");
+            names.addAll(RetentionPartitions.TABLE_STATEMENTS);
+        }
         return names;
     }
+
+    /** The inbox's statements with retention by partition, over inbox.sql, in the dialect's folder. */
+    static final String PARTITIONED_SQL = "inbox-partitioned.sql";
 
     /**
      * The inbox's rule for consumer names (1–200 visible ASCII characters), for a name set elsewhere
@@ -152,7 +174,13 @@ public final class Inbox implements Purgeable {
      * applied, under a lock, safe to run concurrently. A DBA may run the plain SQL file instead.
      */
     public void migrate() {
-        calls.migrate(new Migrator(dialect, sql, Inbox.class, Tables.DEFAULT_INBOX_TABLE, tableNames));
+        Migrator migrator = new Migrator(dialect, sql, Inbox.class, Tables.DEFAULT_INBOX_TABLE, tableNames);
+        if (partitions != null) {
+            // A new inbox table is created partitioned (the migration's CREATE then skips it), with its partitions.
+            partitions.migrate(migrator);
+        } else {
+            calls.migrate(migrator);
+        }
     }
 
     // ---- processing, one transaction per call --------------------------------------------------
@@ -372,13 +400,18 @@ public final class Inbox implements Purgeable {
     /**
      * Deletes up to {@code limit} expired rows, processed and dropped messages first, then attempt
      * counters, never a quarantined message; each statement is short. Run it on a schedule, e.g.
-     * with {@code Sweeper.builder(inbox)}.
+     * with {@code Sweeper.builder(inbox)}. With {@linkplain Builder#retentionByPartition retention by
+     * partition} it first runs the partitions' maintenance, which drops every partition past its
+     * bound whole (its rows, the planner's estimate, count towards the answer); rows are then deleted
+     * one by one only if {@link Builder#purgeRowsBetweenDrops} is set or the table is not partitioned.
      */
     @Override
     public int purge(int limit) {
         Arguments.atLeast("purge limit", limit, 1);
+        long dropped = partitions == null ? 0 : partitions.maintain().rowsDropped();
+        boolean rowByRow = partitions == null || partitions.deletesExpiredRows() || !partitions.partitioned();
         int deleted = inTransaction("purge", null, c -> {
-            int purged = rows.executeUpdate(c, "inbox_purge", limit);
+            int purged = rowByRow ? rows.executeUpdate(c, "inbox_purge", limit) : 0;
             c.commit();
             if (purged < limit) {
                 purged += rows.executeUpdate(c, "inbox_purge_failures", limit - purged);
@@ -386,10 +419,19 @@ public final class Inbox implements Purgeable {
             }
             return purged;
         });
-        if (deleted > 0) {
-            ListenerCalls.run("purged", () -> listener.purged(deleted));
+        int purged = (int) Math.min(Integer.MAX_VALUE, dropped + deleted);
+        if (purged > 0) {
+            ListenerCalls.run("purged", () -> listener.purged(purged));
         }
-        return deleted;
+        return purged;
+    }
+
+    /**
+     * The partitions of an inbox built with {@linkplain Builder#retentionByPartition retention by
+     * partition} (their list and maintenance); empty otherwise.
+     */
+    public Optional<RetentionPartitions> retentionPartitions() {
+        return Optional.ofNullable(partitions);
     }
 
     // ---- settings ---------------------------------------------------------------------------------
@@ -422,7 +464,8 @@ public final class Inbox implements Purgeable {
     @Override
     public String toString() {
         return "Inbox[" + dialect.displayName() + ", table=" + tableName() + ", quarantine=" + quarantineTableName()
-                + ", maxAttempts=" + maxAttempts + ", retention=" + retention + "]";
+                + ", maxAttempts=" + maxAttempts + ", retention=" + retention
+                + (partitions == null ? "" : ", retentionByPartition=" + partitions.width()) + "]";
     }
 
     // ---- connections and errors ---------------------------------------------------------------
@@ -468,6 +511,11 @@ public final class Inbox implements Purgeable {
         private InboxListener listener = InboxListener.noop();
         private SqlStatements.Source sqlSource = SqlStatements.Source.of(Inbox.class);
         private Function<? super Throwable, String> errorText = errorText(QuarantineError.CLASS_NAME);
+        /** Null: one unpartitioned table (the default). */
+        private Duration partitionWidth;
+        /** Null: the retention plus the width. */
+        private Duration partitionHorizon;
+        private boolean purgeRowsBetweenDrops;
 
         /** The table defaults to {@code idem_inbox}. */
         private Builder(DataSource dataSource) {
@@ -533,6 +581,56 @@ public final class Inbox implements Purgeable {
             };
         }
 
+        /**
+         * Keeps the inbox table range-partitioned by expiry, one partition per {@code width}, and
+         * purges by dropping a partition once every row in it is past retention, instead of deleting
+         * rows (PostgreSQL, MariaDB): the key store's layout
+         * ({@link JdbcIdempotencyStore.Builder#retentionByPartition}), the same maintenance. Partitions
+         * are made ahead to now plus the retention plus {@code width} by {@link #migrate} and every
+         * {@link #purge}; a purge must run at least once per {@code width}, or a claim whose expiry has no partition
+         * fails (PostgreSQL), and the message is redelivered. A processed message stays up to {@code width} past
+         * its retention until its partition goes; quarantined messages are kept in a partition that is
+         * never dropped. Without a unique index on (consumer, message id), each claim takes a lock per id
+         * to its transaction's commit, so the dedupe stays atomic with the handler's writes. The
+         * quarantine table stays unpartitioned. On PostgreSQL the inbox's transactions must run under READ
+         * COMMITTED (the default). See docs/messaging.md.
+         *
+         * @param width a partition's span of expiry times, 1 ms to 31 days
+         */
+        public Builder retentionByPartition(Duration width) {
+            RetentionPartitions.checkLayout(width, width);
+            this.partitionWidth = width;
+            this.partitionHorizon = null;
+            return this;
+        }
+
+        /**
+         * {@link #retentionByPartition(Duration)} with partitions made ahead to now plus {@code horizon},
+         * which must cover the retention (checked at {@link #build()}).
+         */
+        public Builder retentionByPartition(Duration width, Duration horizon) {
+            RetentionPartitions.checkLayout(width, horizon);
+            this.partitionWidth = width;
+            this.partitionHorizon = horizon;
+            return this;
+        }
+
+        /**
+         * With retention by partition, whether {@code purge} also deletes expired rows one by one from the
+         * partitions not yet past. Default false: they go with their partition, which is the point of the layout.
+         */
+        public Builder purgeRowsBetweenDrops(boolean purgeRows) {
+            if (partitionWidth == null) {
+                throw new IllegalStateException("purgeRowsBetweenDrops needs retentionByPartition first");
+            }
+            this.purgeRowsBetweenDrops = purgeRows;
+            return this;
+        }
+
+        private Duration partitionHorizon() {
+            return partitionHorizon != null ? partitionHorizon : retention.plus(partitionWidth);
+        }
+
         /** Test seam: where the SQL is read from, e.g. the dialect's files with a statement left out. */
         Builder sqlSource(SqlStatements.Source sqlSource) {
             this.sqlSource = Objects.requireNonNull(sqlSource, "sqlSource is null");
@@ -550,7 +648,24 @@ public final class Inbox implements Purgeable {
             if (tableName().equals(quarantineTableName)) {
                 throw new IllegalStateException("the inbox and quarantine tables must differ, both are '" + tableName() + "'");
             }
-            return new Inbox(this, resolveDialect("JDBC inbox"));
+            if (partitionWidth == null) {
+                return StoreCalls.atBuild(dataSource(), "JDBC inbox", c -> {
+                    Inbox inbox = new Inbox(this, resolveDialect(c, "JDBC inbox"), Isolation.ANY);
+                    // After the dialect's statements are checked, as the key store: a plain inbox's claim relies on a unique index.
+                    RetentionPartitions.refuseUnpartitioned(c, inbox.dialect, tableName(), "inbox");
+                    return inbox;
+                });
+            }
+            if (partitionHorizon().compareTo(retention) < 0) {
+                throw new IllegalStateException("partition horizon " + partitionHorizon + " must cover the retention (" + retention
+                        + "): a claim's expiry would have no partition");
+            }
+            RetentionPartitions.checkLayout(partitionWidth, partitionHorizon());
+            // The inbox's own transactions at READ COMMITTED: each claim's snapshot then starts after the
+            // ids' locks (PostgreSQL), and on MariaDB its existence check is a plain read, without the
+            // gap locks a locking read takes, which make claims of neighbouring ids deadlock.
+            return StoreCalls.atBuild(dataSource(), "JDBC inbox", c -> new Inbox(this, resolveDialect(c, "JDBC inbox"),
+                    Isolation.require(Connection.TRANSACTION_READ_COMMITTED, c)));
         }
     }
 }

@@ -4,6 +4,7 @@ import dev.idem.spi.ListenerCalls;
 import dev.idem.jdbc.support.FailureText;
 import dev.idem.jdbc.support.MessageHeaders;
 import dev.idem.jdbc.support.SqlStatements;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -19,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.zip.CRC32;
 
 /**
  * The inbox's statements on a connection, inside a transaction someone else manages: claiming ids,
@@ -39,10 +41,17 @@ final class InboxRows {
      * statement text for every batch size, three parameters; else a VALUES row of three per id.
      */
     private final boolean arrayBoundClaim;
+    /**
+     * Whether the table is kept with retention by partition: then every write that adds a message's
+     * row first takes the ids' locks ({@code inbox_lock}, see postgresql/inbox-partitioned.sql), which
+     * stand in for the unique index a partitioned table cannot have.
+     */
+    private final boolean partitioned;
 
     InboxRows(SqlStatements sql, Duration retention, int maxAttempts, InboxListener listener,
-              Function<? super Throwable, String> errorText) {
+              Function<? super Throwable, String> errorText, boolean partitioned) {
         this.sql = sql;
+        this.partitioned = partitioned;
         this.errorText = errorText;
         this.arrayBoundClaim = !sql.get("inbox_claim").contains(ROWS);
         this.retention = retention;
@@ -61,6 +70,10 @@ final class InboxRows {
         List<String> all = new ArrayList<>(ids);
         Collections.sort(all);
         long retentionMs = retention.toMillis();
+        if (partitioned) {
+            // Every id's lock before the first claim: a batch's chunks must not take locks in two orders.
+            lockIds(c, consumer, all);
+        }
         for (int from = 0; from < all.size(); from += Inbox.CLAIM_CHUNK) {
             List<String> chunk = all.subList(from, Math.min(all.size(), from + Inbox.CLAIM_CHUNK));
             if (arrayBoundClaim) {
@@ -74,7 +87,9 @@ final class InboxRows {
 
     /** One {@code VALUES} row of three parameters per id. */
     private void claimRows(Connection c, String consumer, List<String> ids, long retentionMs, Set<String> claimed) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(sql.expand("inbox_claim", ROWS, sql.get("inbox_claim_row"), ids.size()))) {
+        // The partitioned claim's rows are a derived table of SELECTs, not a VALUES list.
+        String claim = sql.expand("inbox_claim", ROWS, sql.get("inbox_claim_row"), ids.size(), partitioned ? " UNION ALL " : ", ");
+        try (PreparedStatement ps = c.prepareStatement(claim)) {
             int i = 1;
             for (String id : ids) {
                 ps.setString(i++, consumer);
@@ -94,6 +109,48 @@ final class InboxRows {
             ps.setString(3, joinedIds(ids));
             readIds(ps, claimed);
         }
+    }
+
+    /**
+     * Takes the locks of {@code ids} for {@code consumer} to the end of the transaction: one statement
+     * that orders them itself (PostgreSQL's advisory locks), or the ids' buckets sorted, a statement
+     * per {@value Inbox#CLAIM_CHUNK} (MariaDB's lock table).
+     */
+    void lockIds(Connection c, String consumer, List<String> ids) throws SQLException {
+        String statement = sql.get("inbox_lock");
+        if (!statement.contains(ROWS)) {
+            long locked;
+            try (PreparedStatement ps = c.prepareStatement(statement)) {
+                ps.setString(1, consumer);
+                ps.setString(2, joinedIds(ids));
+                try (ResultSet rs = ps.executeQuery()) {
+                    locked = rs.next() ? rs.getLong(1) : 0;
+                }
+            }
+            if (locked == 0) {
+                // The statement locks nothing under a stricter isolation: the claim's snapshot would be
+                // older than the lock and could miss the row of the delivery it waited for.
+                throw new IllegalStateException("the partitioned inbox needs READ COMMITTED on PostgreSQL; the connection runs a stricter isolation");
+            }
+            return;
+        }
+        int[] buckets = ids.stream().mapToInt(id -> bucket(consumer, id)).distinct().sorted().toArray();
+        for (int from = 0; from < buckets.length; from += Inbox.CLAIM_CHUNK) {
+            int n = Math.min(buckets.length - from, Inbox.CLAIM_CHUNK);
+            try (PreparedStatement ps = c.prepareStatement(sql.expand("inbox_lock", ROWS, "(?)", n))) {
+                for (int i = 0; i < n; i++) {
+                    ps.setInt(i + 1, buckets[from + i]);
+                }
+                ps.executeUpdate();
+            }
+        }
+    }
+
+    /** The lock table's bucket of an id: 16 bits of a CRC-32 of consumer and id (a consumer name holds no line feed). */
+    static int bucket(String consumer, String id) {
+        CRC32 crc = new CRC32();
+        crc.update((consumer + ID_SEPARATOR + id).getBytes(StandardCharsets.UTF_8));
+        return (int) (crc.getValue() & 0xFFFF);
     }
 
     static String joinedIds(List<String> ids) {
@@ -208,7 +265,7 @@ final class InboxRows {
                 return InboxOutcome.quarantined(id, 0, cause);
             }
             int attempts = (int) Math.max(counted, Math.min(deliveries, Integer.MAX_VALUE));
-            if (attempts >= maxAttempts && update(c, "inbox_quarantine_claim", consumer, id) == 1) {
+            if (attempts >= maxAttempts && quarantineClaim(c, consumer, id) == 1) {
                 update(c, "inbox_quarantine_mark", consumer, id);
                 c.commit();
                 ListenerCalls.run("quarantined", () -> listener.quarantined(consumer, id, attempts));
@@ -222,6 +279,14 @@ final class InboxRows {
             e.addSuppressed(cause);
             throw e;
         }
+    }
+
+    /** The inbox row that stops every later delivery of a quarantined message; 0 if another delivery was processed meanwhile. */
+    private int quarantineClaim(Connection c, String consumer, String id) throws SQLException {
+        if (partitioned) {
+            lockIds(c, consumer, List.of(id));
+        }
+        return update(c, "inbox_quarantine_claim", consumer, id);
     }
 
     int update(Connection c, String statement, Object... params) throws SQLException {

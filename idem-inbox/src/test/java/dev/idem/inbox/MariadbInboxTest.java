@@ -32,6 +32,11 @@ class MariadbInboxTest extends InboxContract {
         }
     }
 
+    /** The statement a claim waits in for another delivery's transaction, as a LIKE pattern. */
+    protected String waitingClaim() {
+        return "INSERT IGNORE INTO idem_inbox%";
+    }
+
     /**
      * Returns once the session runs the inbox's claim (its statement in the process list), which waits
      * on the first claim's uncommitted row. Not innodb_trx's LOCK WAIT: InnoDB does not always list a
@@ -43,8 +48,9 @@ class MariadbInboxTest extends InboxContract {
         long deadline = System.nanoTime() + 30_000_000_000L;
         try (Connection c = db.dataSource().getConnection();
              PreparedStatement ps = c.prepareStatement(
-                     "SELECT count(*) FROM information_schema.processlist WHERE id = ? AND info LIKE 'INSERT IGNORE INTO idem_inbox%'")) {
+                     "SELECT count(*) FROM information_schema.processlist WHERE id = ? AND info LIKE ?")) {
             ps.setLong(1, connectionId);
+            ps.setString(2, waitingClaim());
             while (true) {
                 try (ResultSet rs = ps.executeQuery()) {
                     rs.next();
@@ -96,7 +102,7 @@ class MariadbInboxTest extends InboxContract {
      * every waiting insert there.)
      */
     private void awaitClaimsWaiting(int sessions) throws Exception {
-        String waiting = "SELECT count(*) FROM information_schema.processlist WHERE db = DATABASE() AND info LIKE 'INSERT IGNORE INTO idem_inbox%'";
+        String waiting = "SELECT count(*) FROM information_schema.processlist WHERE db = DATABASE() AND info LIKE '" + waitingClaim() + "'";
         long deadline = System.nanoTime() + 30_000_000_000L;
         while (count(waiting) < sessions) {
             assertThat(System.nanoTime()).as(sessions + " claims never waited on the first one's uncommitted row").isLessThan(deadline);

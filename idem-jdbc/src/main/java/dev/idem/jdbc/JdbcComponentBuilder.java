@@ -89,7 +89,7 @@ public abstract class JdbcComponentBuilder<B extends JdbcComponentBuilder<B>> {
     }
 
     /** {@link #resolveDialect(String)} on a connection the caller holds. */
-    Dialect resolveDialect(Connection c, String component) throws SQLException {
+    protected Dialect resolveDialect(Connection c, String component) throws SQLException {
         Dialect chosen = Dialects.resolve(c, dialect);
         ServerDurability.check(c, durabilityCheck, component);
         return chosen;

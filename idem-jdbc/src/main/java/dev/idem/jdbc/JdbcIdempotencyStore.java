@@ -609,17 +609,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
         /** {@link #retentionByPartition(Duration)} with partitions made ahead to now plus {@code horizon} (at least {@code width}). */
         public Builder retentionByPartition(Duration width, Duration horizon) {
-            Arguments.positive("partition width", width);
-            Arguments.positive("partition horizon", horizon);
-            if (width.compareTo(Duration.ofDays(31)) > 0) {
-                throw new IllegalArgumentException("partition width must be at most 31 days, was " + width);
-            }
-            if (horizon.compareTo(width) < 0) {
-                throw new IllegalArgumentException("partition horizon must be at least the width (" + width + "), was " + horizon);
-            }
-            if (horizon.dividedBy(width) > 10_000) {
-                throw new IllegalArgumentException("partition horizon " + horizon + " over width " + width + " would make more than 10000 partitions");
-            }
+            RetentionPartitions.checkLayout(width, horizon);
             this.partitioning = new Partitioning(width, horizon, partitioning != null && partitioning.deleteRows());
             return this;
         }

@@ -1,9 +1,11 @@
 package dev.idem.jdbc;
 
+import dev.idem.jdbc.support.Migrator;
 import dev.idem.jdbc.support.SqlStatements;
 import dev.idem.jdbc.support.StoreCalls;
 import dev.idem.jdbc.support.Tables;
 import dev.idem.jdbc.support.Transactions;
+import dev.idem.spi.Arguments;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -23,17 +25,31 @@ import java.util.regex.Pattern;
  * range-partitioned by {@code expires_at}, partitions are created ahead of need and a partition is
  * dropped whole once its upper bound has passed (every record in it is past retention). The store's
  * {@code purge} runs {@link #maintain()}; {@link #convert()} turns today's unpartitioned table into the
- * partitioned layout on a live database. See docs/stores.md, "Retention by partition".
+ * partitioned layout on a live database (the key store's table, on PostgreSQL). Other idem tables use the
+ * same maintenance through {@link #forTable} (the inbox's: {@code Inbox.Builder.retentionByPartition}).
+ * See docs/stores.md, "Retention by partition".
  */
 public final class RetentionPartitions {
-    /** The statements of retention by partition, over the dialect's own, in the dialect's folder. */
+    /** The key store's statements with retention by partition, over the dialect's own, in the dialect's folder. */
     static final String PARTITIONED_SQL = "partitioned.sql";
+    /** The maintenance's own statements, the same for every table in this layout (idem_record there stands for the table). */
+    static final String PARTITIONS_SQL = "partitions.sql";
     private static final Pattern BOUND = Pattern.compile(
             "FROM \\((MINVALUE|'?(-?\\d+)'?)\\) TO \\((MAXVALUE|'?(-?\\d+)'?)\\)");
-    /** The statements of this file, each checked when the store is built (the conversion's on PostgreSQL only). */
+    /**
+     * The owner's statements for its table: its CREATE (the parent; on MariaDB with its first
+     * partitions), its per-key lock table (MariaDB), what makes a past partition wait (blank: nothing
+     * does), and its row-by-row purge before the table is partitioned. {@code {partition}} and {@code {to}}
+     * in the CREATE are replaced, as in ../postgresql/partitioned.sql.
+     */
+    public static final List<String> TABLE_STATEMENTS = List.of("partition_create_table", "partition_create_lock", "partition_live_rows");
+
+    /** The key store's statements of this layout, each checked when the store is built (the conversion's on PostgreSQL only). */
     static List<String> statements(Dialect dialect) {
-        List<String> names = new ArrayList<>(MAINTENANCE);
+        List<String> names = new ArrayList<>(TABLE_STATEMENTS);
+        names.add("purge_unpartitioned");
         if (dialect == Dialect.POSTGRESQL) {
+            names.add("partition_create_index");
             names.addAll(CONVERSION);
         }
         return names;
@@ -41,10 +57,11 @@ public final class RetentionPartitions {
 
     private static final List<String> CONVERSION = List.of("convert_max_expiry", "convert_leftovers", "convert_index", "convert_key", "convert_unbound",
             "convert_bound", "convert_validate", "convert_lock", "convert_rename_old", "convert_rename_new", "convert_attach_old");
-    private static final List<String> MAINTENANCE = List.of("partition_now", "partition_maintenance_lock", "partition_maintenance_wait", "partition_maintenance_unlock",
-            "partition_kind", "partition_list", "partition_create_table", "partition_create_lock", "partition_create_index", "partition_new", "partition_attach",
-            "partition_live_rows", "partition_estimated_rows", "partition_detach_concurrently", "partition_detach_finalize",
-            "partition_drop", "purge_unpartitioned");
+    private static final List<String> MAINTENANCE = List.of("partition_now", "partition_maintenance_lock", "partition_maintenance_wait",
+            "partition_maintenance_unlock", "partition_kind", "partition_list", "partition_new", "partition_attach", "partition_estimated_rows",
+            "partition_detach_concurrently", "partition_detach_finalize", "partition_drop");
+    /** Upper bound of the kept partition: rows with an expiry of 0 or less stay there until a write moves them. */
+    private static final long KEPT_BELOW = 1;
 
     /** One partition: the records whose {@code expires_at} is in [{@code from}, {@code to}); {@code from} null is MINVALUE. */
     public record Partition(String name, Long from, long to) {
@@ -57,21 +74,76 @@ public final class RetentionPartitions {
 
     private final StoreCalls calls;
     private final Dialect dialect;
+    /** The owner's statements ({@link #TABLE_STATEMENTS}, the key store's conversion). */
     private final SqlStatements sql;
+    /** The maintenance's statements, renamed to this table. */
+    private final SqlStatements maintenance;
     private final String table;
     private final long widthMs;
     private final long horizonMs;
     private final boolean deleteRows;
+    /** The partition below every expiry that is never dropped, or null when the table has none. */
+    private final String kept;
 
     RetentionPartitions(StoreCalls calls, Dialect dialect, SqlStatements sql, String table, Duration width, Duration horizon,
             boolean deleteRows) {
+        this(calls, dialect, sql, table, width, horizon, deleteRows, false);
+    }
+
+    private RetentionPartitions(StoreCalls calls, Dialect dialect, SqlStatements sql, String table, Duration width, Duration horizon,
+            boolean deleteRows, boolean keep) {
+        checkLayout(width, horizon);
+        if (dialect != Dialect.POSTGRESQL && dialect != Dialect.MARIADB) {
+            throw new IllegalStateException("retentionByPartition is supported on PostgreSQL and MariaDB, not on " + dialect.displayName());
+        }
         this.calls = calls;
         this.dialect = dialect;
         this.sql = sql;
+        this.maintenance = SqlStatements.load(dialect, SqlStatements.Source.of(Dialect.class), PARTITIONS_SQL,
+                Map.of(Tables.DEFAULT_RECORD_TABLE, table), MAINTENANCE);
         this.table = table;
         this.widthMs = width.toMillis();
         this.horizonMs = horizon.toMillis();
         this.deleteRows = deleteRows;
+        this.kept = keep ? table + "_pkeep" : null;
+    }
+
+    /**
+     * Retention by partition for a table of another idem component (the inbox's), with the same
+     * maintenance as the key store's: range partitions by {@code expires_at}, made ahead to now plus
+     * {@code horizon}, a partition dropped once its bound has passed. The component writes its rows so
+     * that no row in a past partition is live, and serialises its per-key writes itself (no unique
+     * index holds its key alone here).
+     *
+     * @param tableSql    the component's statements, among them {@link #TABLE_STATEMENTS}
+     * @param keepBelowOne whether the table has a partition for expiries of 0 or less that is never
+     *                    dropped: rows kept until a write gives them an expiry (the inbox's quarantined
+     *                    messages); on MariaDB the component's CREATE makes it, named {@code <table>_pkeep}
+     * @throws IllegalArgumentException if the width or horizon is out of range ({@link #checkLayout})
+     */
+    public static RetentionPartitions forTable(StoreCalls calls, Dialect dialect, SqlStatements tableSql, String table, Duration width,
+            Duration horizon, boolean deleteRows, boolean keepBelowOne) {
+        return new RetentionPartitions(calls, dialect, tableSql, table, width, horizon, deleteRows, keepBelowOne);
+    }
+
+    /**
+     * The rule for a layout's width and horizon: width 1 ms to 31 days, horizon at least the width and
+     * at most 10,000 widths.
+     *
+     * @throws IllegalArgumentException naming the setting that breaks it
+     */
+    public static void checkLayout(Duration width, Duration horizon) {
+        Arguments.positive("partition width", width);
+        Arguments.positive("partition horizon", horizon);
+        if (width.compareTo(Duration.ofDays(31)) > 0) {
+            throw new IllegalArgumentException("partition width must be at most 31 days, was " + width);
+        }
+        if (horizon.compareTo(width) < 0) {
+            throw new IllegalArgumentException("partition horizon must be at least the width (" + width + "), was " + horizon);
+        }
+        if (horizon.dividedBy(width) > 10_000) {
+            throw new IllegalArgumentException("partition horizon " + horizon + " over width " + width + " would make more than 10000 partitions");
+        }
     }
 
     public Duration width() {
@@ -163,23 +235,48 @@ public final class RetentionPartitions {
      * record for a key without a word).
      */
     static void refuseUnpartitionedStore(Connection c, Dialect dialect, String table) throws SQLException {
+        refuseUnpartitioned(c, dialect, table, "store");
+    }
+
+    /**
+     * Refuses a component built without retention by partition on a table that is partitioned: its
+     * writes rely on a unique index on its key, which a partitioned table cannot have.
+     *
+     * @param component what is being built, named in the error ("store", "inbox")
+     * @throws IllegalStateException if {@code table} is partitioned
+     */
+    public static void refuseUnpartitioned(Connection c, Dialect dialect, String table, String component) throws SQLException {
         if (dialect == Dialect.SQLITE) {
             return;
         }
-        SqlStatements kind = SqlStatements.load(dialect, SqlStatements.Source.of(Dialect.class), PARTITIONED_SQL,
+        SqlStatements kind = SqlStatements.load(dialect, SqlStatements.Source.of(Dialect.class), PARTITIONS_SQL,
                 Map.of(Tables.DEFAULT_RECORD_TABLE, table), List.of("partition_kind"));
         try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(kind.get("partition_kind"))) {
             if (rs.next() && "p".equals(rs.getString(1))) {
-                throw new IllegalStateException("table " + table + " is partitioned (retention by partition): build the store with "
-                        + "retentionByPartition(width) too; without it a claim cannot keep one record per key there");
+                throw new IllegalStateException("table " + table + " is partitioned (retention by partition): build the " + component
+                        + " with retentionByPartition(width) too; without it a write cannot keep one row per key there");
             }
         }
+    }
+
+    /**
+     * A component's migrations with this layout, on one connection: a table that does not exist yet
+     * is created partitioned first (the migration's CREATE TABLE IF NOT EXISTS then skips it and adds
+     * its indexes), and the partitions up to the horizon are made after, so that the first write has one.
+     */
+    public void migrate(Migrator migrator) {
+        calls.onConnection("migrate", c -> {
+            createIfAbsent(c);
+            migrator.migrate(c);
+            afterMigrate(c);
+            return null;
+        });
     }
 
     /** Creates the partitioned parent if the table does not exist yet (before the migrations, whose V1 then only adds its index). */
     void createIfAbsent(Connection c) throws SQLException {
         autoCommitted(c, () -> {
-            execute(c, sql.get("partition_maintenance_wait"));
+            execute(c, maintenance.get("partition_maintenance_wait"));
             try {
                 if (kind(c) == null) {
                     // MariaDB creates a partitioned table with its first partition; PostgreSQL's come after, attached.
@@ -201,7 +298,7 @@ public final class RetentionPartitions {
             if (!"p".equals(kind(c))) {
                 return null;
             }
-            execute(c, sql.get("partition_maintenance_wait"));
+            execute(c, maintenance.get("partition_maintenance_wait"));
             try {
                 maintainLocked(c);
             } finally {
@@ -246,12 +343,12 @@ public final class RetentionPartitions {
     private Maintenance maintainLocked(Connection c) throws SQLException {
         long now = now(c);
         List<Partition> existing = list(c);
-        int created = createAhead(c, table, existing, now);
+        int created = createKept(c, existing) + createAhead(c, table, existing, now);
         int dropped = 0;
         long rows = 0;
         boolean concurrently = dialect == Dialect.POSTGRESQL && c.getMetaData().getDatabaseMajorVersion() >= 14;
         for (Partition p : existing) {
-            if (p.to() > now || holdsLiveLease(c, p.name())) {
+            if (p.to() > now || p.name().equals(kept) || holdsLiveLease(c, p.name())) {
                 continue;
             }
             rows += estimatedRows(c, p.name());
@@ -263,6 +360,19 @@ public final class RetentionPartitions {
             dropped++;
         }
         return new Maintenance(created, dropped, rows);
+    }
+
+    /** The kept partition, below every expiry idem writes, if the table has one and it is missing (PostgreSQL; MariaDB's CREATE makes it). */
+    private int createKept(Connection c, List<Partition> existing) throws SQLException {
+        if (kept == null || existing.stream().anyMatch(p -> p.name().equals(kept))) {
+            return 0;
+        }
+        if (dialect != Dialect.POSTGRESQL) {
+            throw new IllegalStateException("table " + table + " has no partition " + kept + " for its kept rows; it was not created by idem");
+        }
+        execute(c, partitionSql("partition_new", table, kept));
+        execute(c, partitionSql("partition_attach", table, kept).replace("{from}", "MINVALUE").replace("{to}", Long.toString(KEPT_BELOW)));
+        return 1;
     }
 
     /** Partitions from the highest existing bound (or the current slot) on, until one reaches past now + horizon. */
@@ -322,18 +432,23 @@ public final class RetentionPartitions {
     }
 
     private String partitionSql(String statement, String parent, String partition) {
-        return sql.get(statement).replace("{parent}", parent).replace("{partition}", partition);
+        return statement(statement).replace("{parent}", parent).replace("{partition}", partition);
+    }
+
+    /** A maintenance statement, or else one of the owner's. */
+    private String statement(String name) {
+        return MAINTENANCE.contains(name) ? maintenance.get(name) : sql.get(name);
     }
 
     private String kind(Connection c) throws SQLException {
-        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql.get("partition_kind"))) {
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(maintenance.get("partition_kind"))) {
             return rs.next() ? rs.getString(1) : null;
         }
     }
 
     private List<Partition> list(Connection c) throws SQLException {
         List<Partition> out = new ArrayList<>();
-        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql.get("partition_list"))) {
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(maintenance.get("partition_list"))) {
             while (rs.next()) {
                 String name = rs.getString(1);
                 if (rs.getBoolean(3)) {
@@ -354,13 +469,16 @@ public final class RetentionPartitions {
     }
 
     private long now(Connection c) throws SQLException {
-        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql.get("partition_now"))) {
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(maintenance.get("partition_now"))) {
             rs.next();
             return rs.getLong(1);
         }
     }
 
     private boolean holdsLiveLease(Connection c, String partition) throws SQLException {
+        if (sql.get("partition_live_rows").isBlank()) {
+            return false;
+        }
         try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(partitionSql("partition_live_rows", table, partition))) {
             return rs.next();
         }
@@ -373,13 +491,13 @@ public final class RetentionPartitions {
     }
 
     private boolean tryLock(Connection c) throws SQLException {
-        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql.get("partition_maintenance_lock"))) {
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(maintenance.get("partition_maintenance_lock"))) {
             return rs.next() && rs.getBoolean(1);
         }
     }
 
     private void unlock(Connection c) throws SQLException {
-        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql.get("partition_maintenance_unlock"))) {
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(maintenance.get("partition_maintenance_unlock"))) {
             rs.next();
         }
     }

@@ -32,6 +32,8 @@ public class IdemInboxProperties {
      */
     private QuarantineError quarantineError = QuarantineError.CLASS_NAME;
 
+    private final Partitions partitions = new Partitions();
+
     public int getMaxAttempts() {
         return maxAttempts;
     }
@@ -54,5 +56,31 @@ public class IdemInboxProperties {
 
     public void setQuarantineError(QuarantineError quarantineError) {
         this.quarantineError = quarantineError;
+    }
+
+    public Partitions getPartitions() {
+        return partitions;
+    }
+
+    /**
+     * Retention by partition for the inbox table (PostgreSQL, MariaDB): range-partitioned by expiry,
+     * purged by the inbox sweeper dropping partitions past retention instead of deleting rows.
+     */
+    public static class Partitions {
+        /**
+         * Span of expiry times per partition of the inbox table, e.g. 1d; 0 (the default): one
+         * unpartitioned table, purged row by row. Partitions are made ahead to now plus the retention
+         * plus this width; a processed message waits up to this long past its retention for its
+         * partition's drop.
+         */
+        private Duration width = Duration.ZERO;
+
+        public Duration getWidth() {
+            return width;
+        }
+
+        public void setWidth(Duration width) {
+            this.width = width;
+        }
     }
 }

@@ -15,6 +15,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.context.annotation.Configuration;
 import dev.idem.spring.internal.listener.kafka.KafkaListenerBroker;
 import dev.idem.spring.internal.listener.rabbit.RabbitListenerBroker;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import javax.sql.DataSource;
@@ -50,8 +51,8 @@ import org.springframework.util.ClassUtils;
 public class IdemListenerAutoConfiguration {
 
     /**
-     * The inbox on the application's DataSource ({@code idem.durability-check}); its tables are created or upgraded as
-     * {@code idem.migrations} says. Lazy: an application without idempotent listeners gets no tables.
+     * The inbox on the application's DataSource ({@code idem.durability-check}), its table partitioned by expiry if
+     * {@code idem.inbox.partitions.width} is set; its tables are created or upgraded as {@code idem.migrations} says. Lazy: an application without idempotent listeners gets no tables.
      */
     @Bean
     @Lazy
@@ -59,8 +60,13 @@ public class IdemListenerAutoConfiguration {
     @ConditionalOnSingleCandidate(DataSource.class)
     public Inbox idemInbox(DataSource dataSource, IdemInboxProperties inbox, IdemProperties properties,
                            ObjectProvider<IdemMigrations> migrations) {
-        Inbox built = Inbox.builder(dataSource).maxAttempts(inbox.getMaxAttempts()).retention(inbox.getRetention())
-                .quarantineError(inbox.getQuarantineError()).durabilityCheck(properties.getDurabilityCheck()).build();
+        Inbox.Builder builder = Inbox.builder(dataSource).maxAttempts(inbox.getMaxAttempts()).retention(inbox.getRetention())
+                .quarantineError(inbox.getQuarantineError()).durabilityCheck(properties.getDurabilityCheck());
+        Duration width = inbox.getPartitions().getWidth();
+        if (width != null && !width.isZero()) {
+            builder.retentionByPartition(width);
+        }
+        Inbox built = builder.build();
         migrations.getIfAvailable(() -> new IdemMigrations(dataSource, properties)).apply(built::migrate);
         return built;
     }

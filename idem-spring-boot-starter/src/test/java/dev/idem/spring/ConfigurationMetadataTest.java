@@ -73,6 +73,7 @@ class ConfigurationMetadataTest {
                 Map.entry("idem.inbox.max-attempts", "5"),
                 Map.entry("idem.inbox.retention", "7d"),
                 Map.entry("idem.inbox.quarantine-error", "class-name"),
+                Map.entry("idem.inbox.partitions.width", "0"),
                 Map.entry("idem.admin.role", "IDEM_ADMIN"),
                 Map.entry("idem.admin.read-only", "false"),
                 Map.entry("idem.admin.show-content", "false"),

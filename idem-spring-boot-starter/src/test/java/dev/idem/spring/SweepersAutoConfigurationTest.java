@@ -19,6 +19,7 @@ import java.sql.SQLException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -28,7 +29,8 @@ import org.springframework.jdbc.datasource.DelegatingDataSource;
 /**
  * Every table idem writes is purged under the starter: the key store's records and the inbox's
  * processed messages and attempt counters, each sweeper visible in meters, and an application's own
- * sweeper runs beside idem's instead of switching one off. Real databases: SQLite and PostgreSQL.
+ * sweeper runs beside idem's instead of switching one off; with idem.inbox.partitions.width the inbox's
+ * rows go with their partitions. Real databases: SQLite and PostgreSQL.
  */
 class SweepersAutoConfigurationTest {
     private static final AutoConfigurations IDEM = AutoConfigurations.of(IdemAutoConfiguration.class, IdemListenerAutoConfiguration.class);
@@ -69,6 +71,25 @@ class SweepersAutoConfigurationTest {
                         assertThat(registry.get(MicrometerSweeperMeters.LAG).tag("sweeper", "records").timeGauge()).isNotNull();
                         assertThat(registry.get(MicrometerSweeperMeters.LAST_RUN_FAILED).tag("sweeper", "inbox").gauge().value())
                                 .isZero();
+                    });
+        }
+    }
+
+    @Test
+    void withIdemInboxPartitionsWidthTheInboxTableIsPartitionedAndItsRowsGoWithTheirPartition() {
+        try (TestDatabase db = Backend.POSTGRESQL.open()) {
+            runner(db).withPropertyValues("idem.inbox.partitions.width=1s", "idem.inbox.retention=200ms", "idem.sweeper.interval=20ms")
+                    .run(context -> {
+                        assertThat(context).hasNotFailed();
+                        Inbox inbox = context.getBean(Inbox.class);
+                        assertThat(inbox.retentionPartitions()).as("idem.inbox.partitions.width").isPresent();
+                        assertThat(inbox.retentionPartitions().orElseThrow().partitioned()).isTrue();
+                        for (int i = 0; i < 3; i++) {
+                            assertThat(inbox.process(CONSUMER, "processed-" + i, (connection, message) -> { }).status())
+                                    .isEqualTo(InboxOutcome.Status.PROCESSED);
+                        }
+                        // Not deleted row by row: dropped with their partition once its bound (at most 1.2 s ahead) has passed.
+                        awaitTrue(() -> rows(db, inbox.tableName()) == 0);
                     });
         }
     }

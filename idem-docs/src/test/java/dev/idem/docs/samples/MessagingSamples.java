@@ -51,6 +51,17 @@ public final class MessagingSamples {
         return outcome;
     }
 
+    /** The inbox with retention by partition (PostgreSQL, MariaDB), migrated. */
+    public static Inbox partitionedInbox(DataSource dataSource) {
+        // sample: messaging-inbox-retention-by-partition
+        Inbox inbox = Inbox.builder(dataSource)
+                .retentionByPartition(Duration.ofDays(1))   // one partition per day of expiry times; 7 days retention
+                .build();
+        inbox.migrate();   // a new idem_inbox is created partitioned, with its partitions
+        // end sample
+        return inbox;
+    }
+
     /** A broker client of the application's own, as the broker-adapter sample uses it. */
     public interface QueueClient {
         String name();

@@ -50,6 +50,20 @@ class MessagingSamplesTest {
     }
 
     @Test
+    @DisplayName("messaging-inbox-retention-by-partition: migrate() creates the inbox table partitioned, and a redelivery is a duplicate on it")
+    void partitionedInbox() throws Exception {
+        try (TestDatabase db = RealServices.postgres()) {
+            Entries.createTable(db.dataSource());
+            Inbox inbox = MessagingSamples.partitionedInbox(db.dataSource());
+            assertThat(inbox.retentionPartitions().orElseThrow().partitioned()).isTrue();
+            assertThat(inbox.retentionPartitions().orElseThrow().partitions()).as("the kept partition and 8 days or more").hasSizeGreaterThan(8);
+            assertThat(inbox.process("ledger", "msg-1", Entries::insertEntry).status()).isEqualTo(InboxOutcome.Status.PROCESSED);
+            assertThat(inbox.process("ledger", "msg-1", Entries::insertEntry).status()).isEqualTo(InboxOutcome.Status.DUPLICATE);
+            assertThat(Entries.count(db.dataSource())).isEqualTo(1);
+        }
+    }
+
+    @Test
     @DisplayName("messaging-broker-batch: a batch with a repeated id runs the handler once per id and acknowledges every delivery after the commit")
     void brokerBatch() throws Exception {
         try (TestDatabase db = RealServices.sqlite()) {

@@ -100,13 +100,23 @@ public final class SqlStatements {
      */
     public static SqlStatements load(Dialect dialect, Source source, String file, Map<String, String> tableNames,
             Collection<String> required) {
+        return loadFiles(dialect, source, file == null ? List.of() : List.of(file), tableNames, required);
+    }
+
+    /**
+     * {@link #load(Dialect, Source, String, Map, Collection)} with several statement files, each over
+     * the ones before it by name: a component's statements and a layout's overlay of some of them
+     * ({@code inbox.sql}, then {@code inbox-partitioned.sql}).
+     */
+    public static SqlStatements loadFiles(Dialect dialect, Source source, List<String> files, Map<String, String> tableNames,
+            Collection<String> required) {
         Source base = new Source(Dialect.class, source.omitted());
         String baseFile = base.folder(dialect) + BASE_FILE;
         Map<String, String> raw = new HashMap<>();
         raw.putAll(parse(base.read(base.folder("common") + BASE_FILE), base.folder("common") + BASE_FILE, false));
         raw.putAll(parse(base.read(baseFile), baseFile, true));
         String where = baseFile;
-        if (file != null) {
+        for (String file : files) {
             String common = source.folder("common") + file;
             String own = source.folder(dialect) + file;
             String commonText = source.read(common);
@@ -116,7 +126,7 @@ public final class SqlStatements {
             }
             raw.putAll(parse(commonText, common, false));
             raw.putAll(parse(ownText, own, false));
-            where = own + " (over " + common + " and " + baseFile + ")";
+            where = own + " (over " + (where.equals(baseFile) ? common + " and " : "") + where + ")";
         }
         raw.keySet().removeAll(source.omitted());
         for (String name : required) {
@@ -170,12 +180,17 @@ public final class SqlStatements {
      * {@code fragment} joined by commas: {@code VALUES {rows}} with a row template, {@code IN ({ids})} with {@code ?}.
      */
     public String expand(String name, String placeholder, String fragment, int count) {
+        return expand(name, placeholder, fragment, count, ", ");
+    }
+
+    /** {@link #expand(String, String, String, int)} with the copies joined by {@code separator}, e.g. {@code " UNION ALL "}. */
+    public String expand(String name, String placeholder, String fragment, int count, String separator) {
         if (count < 1) {
             throw new IllegalArgumentException("cannot expand " + placeholder + " to " + count + " items");
         }
         StringBuilder list = new StringBuilder((fragment.length() + 2) * count);
         for (int i = 0; i < count; i++) {
-            list.append(i == 0 ? "" : ", ").append(fragment);
+            list.append(i == 0 ? "" : separator).append(fragment);
         }
         String sql = get(name);
         if (!sql.contains(placeholder)) {

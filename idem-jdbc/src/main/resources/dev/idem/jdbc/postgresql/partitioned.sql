@@ -79,32 +79,6 @@ DELETE FROM idem_record WHERE ctid = ANY (ARRAY(
     LIMIT ? FOR UPDATE SKIP LOCKED))
   AND expires_at <= {now_ms} AND (state <> 0 OR lease_until <= {now_ms})
 
--- name: partition_now
-SELECT {now_ms}
-
--- name: partition_maintenance_lock
--- Session-scoped (DETACH … CONCURRENTLY cannot run inside a transaction block); one maintainer per
--- table at a time, the others skip their turn.
-SELECT pg_try_advisory_lock(hashtextextended(current_schema() || '.idem_record partitions', 0))
-
--- name: partition_maintenance_wait
--- The same lock, waited for: creating the parent races between instances starting together.
-SELECT pg_advisory_lock(hashtextextended(current_schema() || '.idem_record partitions', 0))
-
--- name: partition_maintenance_unlock
-SELECT pg_advisory_unlock(hashtextextended(current_schema() || '.idem_record partitions', 0))
-
--- name: partition_kind
--- 'p' partitioned, 'r' a plain table, no row: absent.
-SELECT c.relkind FROM pg_class c WHERE c.oid = to_regclass('idem_record')
-
--- name: partition_list
--- The partitions with their bounds' text ("FOR VALUES FROM ('1') TO ('2')", MINVALUE for the first
--- after a conversion) and whether a concurrent detach was left pending.
-SELECT c.relname, pg_get_expr(c.relpartbound, c.oid), i.inhdetachpending
-FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-WHERE i.inhparent = to_regclass('idem_record')
-
 -- name: partition_create_table
 -- The parent, for a store that starts on a partitioned layout. Same columns and checks as V1; the
 -- primary key has to contain the partition key. {parent} is the table, or during a conversion the new
@@ -138,30 +112,10 @@ CREATE TABLE IF NOT EXISTS {parent} (
 -- The conversion's new parent (V1 makes the index of a table created partitioned).
 CREATE INDEX IF NOT EXISTS idem_record_exp_idx ON {parent} (expires_at)
 
--- name: partition_new
--- A partition is made as a table of its own and attached: ATTACH takes a lock that lets claims go on
--- (CREATE TABLE … PARTITION OF would lock every reader and writer of the parent out).
-CREATE TABLE IF NOT EXISTS {partition} (LIKE {parent} INCLUDING DEFAULTS INCLUDING CONSTRAINTS)
-
--- name: partition_attach
-ALTER TABLE {parent} ATTACH PARTITION {partition} FOR VALUES FROM ({from}) TO ({to})
-
 -- name: partition_live_rows
 -- Written before this layout (or by a store without it) a record may be in progress past its expiry
 -- with a live lease; such a partition waits.
 SELECT 1 FROM {partition} WHERE state = 0 AND lease_until > {now_ms} LIMIT 1
-
--- name: partition_estimated_rows
-SELECT greatest(c.reltuples, 0)::bigint FROM pg_class c WHERE c.oid = to_regclass('{partition}')
-
--- name: partition_detach_concurrently
-ALTER TABLE idem_record DETACH PARTITION {partition} CONCURRENTLY
-
--- name: partition_detach_finalize
-ALTER TABLE idem_record DETACH PARTITION {partition} FINALIZE
-
--- name: partition_drop
-DROP TABLE IF EXISTS {partition}
 
 -- name: convert_max_expiry
 -- The cut-over lies past every expiry the old table holds (along its expires_at index).
