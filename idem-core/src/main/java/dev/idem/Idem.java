@@ -178,7 +178,7 @@ public final class Idem {
         }
         Tombstones.Found found;
         try {
-            found = tombstones.find(request.id(), request.fingerprint());
+            found = tombstones.find(request.id(), request.fingerprint(), true);
         } catch (RuntimeException | Error failure) {
             giveBack(request, acquired, failure);
             throw failure;
@@ -240,6 +240,43 @@ public final class Idem {
     /** Null when tombstones are off. */
     Tombstones tombstoneWriter() {
         return tombstones;
+    }
+
+    /**
+     * For a mode that claims in a transaction of its own (idem-jdbc's transactional one): what the
+     * key's tombstone answers for the fresh claim {@code acquired} — {@link Outcome.Expired} or
+     * {@link Outcome.Mismatch}, with the listener told — or empty to run the operation: always empty
+     * when tombstones are off or the claim is a takeover. A tombstone still being written counts as
+     * none. The caller gives its claim back (rolls back) when there is an answer.
+     */
+    public Optional<Outcome> tombstoneAnswer(ClaimRequest request, ClaimOutcome.Acquired acquired) {
+        Objects.requireNonNull(request, "request is null");
+        Objects.requireNonNull(acquired, "acquired is null");
+        if (tombstones == null || acquired.takeover()) {
+            return Optional.empty();
+        }
+        Tombstones.Found found = tombstones.find(request.id(), request.fingerprint(), false);
+        if (found instanceof Tombstones.Found.Completed completed) {
+            listener.expired(request.id().scope());
+            return Optional.of(new Outcome.Expired(completed.completedAt(), completed.status()));
+        }
+        if (found instanceof Tombstones.Found.Mismatch) {
+            listener.mismatch(request.id().scope());
+            return Optional.of(new Outcome.Mismatch());
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * For a mode that completes records on its own: writes the tombstone of {@code request}'s record,
+     * which completed (durably: committed) with {@code status}. Does nothing when tombstones are off;
+     * never throws (a failure is logged, and leaves the key as without tombstones).
+     */
+    public void writeTombstone(ClaimRequest request, int status) {
+        Objects.requireNonNull(request, "request is null");
+        if (tombstones != null) {
+            tombstones.write(request.id(), request.fingerprint(), status);
+        }
     }
 
     /** What a call does when another holds the key. */

@@ -89,8 +89,12 @@ public final class Tombstones {
         }
     }
 
-    /** Reads {@code id}'s tombstone: one {@code find}, and a claim only if a tombstone is half written. */
-    public Found find(RecordKey id, Fingerprint fingerprint) {
+    /**
+     * Reads {@code id}'s tombstone: one {@code find}, and a claim only if a tombstone is half written
+     * and {@code settleHalfWritten}; without it, a half-written tombstone counts as none (a caller
+     * inside a transaction of the store's own must not write through another connection).
+     */
+    public Found find(RecordKey id, Fingerprint fingerprint, boolean settleHalfWritten) {
         RecordKey tombstone = of(id);
         Optional<IdempotencyRecord> record = store.find(tombstone);
         if (record.isEmpty()) {
@@ -101,6 +105,9 @@ public final class Tombstones {
         }
         if (record.get().state() == RecordState.COMPLETED) {
             return completed(record.get().response().orElseThrow());
+        }
+        if (!settleHalfWritten) {
+            return new Found.None();
         }
         // Half written: the store's claim tells a live writer (wait for it) from a dead one (its lease is over).
         ClaimOutcome claim = store.claim(new ClaimRequest(tombstone, fingerprint, lease, keep));
