@@ -1108,6 +1108,21 @@ class IdemEngineTest {
         }
 
         @Test
+        @DisplayName("a takeover that completes (a client's retry or the completer's, both through execute) writes the tombstone too")
+        void aTakeoverThatCompletesWritesTheTombstone() {
+            RuntimeException crash = new IllegalStateException("the owner failed after its phase");
+            assertThatThrownBy(() -> buried.execute(scope, key, fingerprint, execution -> {
+                execution.phase("charge", downstreamKey -> "ch_1");
+                throw crash;
+            })).isSameAs(crash);
+            Outcome resumed = buried.execute(scope, key, fingerprint, execution -> response(201, execution.phase("charge", k -> "again")));
+            assertThat(resumed).isEqualTo(new Outcome.Executed(response(201, "ch_1"), true, 2));
+            store.advance(retention.plusMinutes(1));
+
+            assertThat(executeBuried(fingerprint)).isInstanceOf(Outcome.Expired.class);
+        }
+
+        @Test
         @DisplayName("a response the policy does not store writes no tombstone")
         void aGivenBackKeyHasNoTombstone() {
             buried.execute(scope, key, fingerprint, execution -> response(503, "later"));
