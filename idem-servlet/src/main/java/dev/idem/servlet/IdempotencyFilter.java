@@ -179,7 +179,8 @@ public final class IdempotencyFilter implements Filter {
         request.setAttribute(APPLIED_ATTRIBUTE, Boolean.TRUE);
         try {
             Idem engine = policy.idem().orElse(idem);
-            run(runnerOf(policy), engine.maxResponseBytes(), engine.retention(), scope, key, fingerprint,
+            RequestRunner runner = runnerOf(policy);
+            run(runner, engine.maxResponseBytes(), runner.retention().orElse(engine.retention()), scope, key, fingerprint,
                     new BufferedRequest(request, body), response, chain);
         } finally {
             request.removeAttribute(APPLIED_ATTRIBUTE);
