@@ -3,6 +3,7 @@ package dev.idem;
 import dev.idem.internal.Backoff;
 import dev.idem.internal.LeaseRenewer;
 import dev.idem.internal.SafeListener;
+import dev.idem.internal.Tombstones;
 import dev.idem.spi.Arguments;
 import dev.idem.spi.ClaimOutcome;
 import dev.idem.spi.ClaimRequest;
@@ -44,6 +45,9 @@ public final class Idem {
     private final int maxResponseBytes;
     private final boolean renewLeases;
     private final LeaseRenewer leases;
+    private final Duration tombstoneWindow;
+    /** Null when tombstones are off. */
+    private final Tombstones tombstones;
 
     private Idem(Builder b) {
         this.store = b.store;
@@ -56,6 +60,9 @@ public final class Idem {
         this.maxResponseBytes = b.maxResponseBytes;
         this.renewLeases = b.renewLeases;
         this.leases = new LeaseRenewer(store, lease);
+        this.tombstoneWindow = b.tombstoneWindow;
+        this.tombstones = b.tombstoneWindow.isZero() ? null
+                : new Tombstones(store, lease, retention.plus(b.tombstoneWindow), b.clock);
     }
 
     public static Builder builder() {
@@ -74,12 +81,14 @@ public final class Idem {
         b.listener = listener;
         b.maxResponseBytes = maxResponseBytes;
         b.renewLeases = renewLeases;
+        b.tombstoneWindow = tombstoneWindow;
         return b;
     }
 
     /**
      * Runs {@code operation} if this call acquires the key, else answers with the stored response,
-     * an in-progress answer or a mismatch.
+     * an in-progress answer, a mismatch, or (with {@linkplain Builder#tombstones tombstones}) that the
+     * key's response expired.
      *
      * <p>If the operation throws, or returns a response the storage policy does not store, the key is
      * given back (released, or its lease ended if a phase finished) and the exception propagates:
@@ -130,7 +139,17 @@ public final class Idem {
             long sentAt = System.nanoTime();
             ClaimOutcome claim = store.claim(request);
             if (claim instanceof ClaimOutcome.Acquired acquired) {
-                return new Claimed(new RunningExecution(this, request.id(), acquired, sentAt), null);
+                Tombstones.Found found = buried(request, acquired);
+                if (found instanceof Tombstones.Found.None) {
+                    return new Claimed(new RunningExecution(this, request, acquired, sentAt), null);
+                }
+                if (found instanceof Tombstones.Found.Completed completed) {
+                    listener.expired(scope);
+                    return new Claimed(null, new Outcome.Expired(completed.completedAt(), completed.status()));
+                }
+                // A tombstone being written waits like a record in progress; another fingerprint's is a mismatch.
+                claim = found instanceof Tombstones.Found.Writing writing
+                        ? new ClaimOutcome.InProgress(writing.retryAfter()) : new ClaimOutcome.Mismatch();
             }
             if (!(claim instanceof ClaimOutcome.InProgress inProgress) || deadline == null && !inFlightPolicy.waits()) {
                 return new Claimed(null, answer(scope, claim));
@@ -145,6 +164,42 @@ public final class Idem {
             if (left.isNegative() || left.isZero() || !sleep(min(backoff.next(), left))) {
                 return new Claimed(null, Outcome.InProgress.lookAgain(retryAfter));
             }
+        }
+    }
+
+    /**
+     * What the key's tombstone says, for a claim that acquired a fresh record (a takeover's record is
+     * alive, so it never completed): anything but {@link Tombstones.Found.None} means nothing runs, and
+     * the claim is given back first.
+     */
+    private Tombstones.Found buried(ClaimRequest request, ClaimOutcome.Acquired acquired) {
+        if (tombstones == null || acquired.takeover()) {
+            return new Tombstones.Found.None();
+        }
+        Tombstones.Found found;
+        try {
+            found = tombstones.find(request.id(), request.fingerprint(), true);
+        } catch (RuntimeException | Error failure) {
+            giveBack(request, acquired, failure);
+            throw failure;
+        }
+        if (!(found instanceof Tombstones.Found.None)) {
+            giveBack(request, acquired, null);
+        }
+        return found;
+    }
+
+    /** Releases a fresh claim on which nothing ran; a store failure is attached to {@code failure}, or thrown. */
+    private void giveBack(ClaimRequest request, ClaimOutcome.Acquired acquired, Throwable failure) {
+        try {
+            store.release(request.id(), acquired.token());
+        } catch (LeaseLostException lost) {
+            // Its lease ran out and another call took the key: nothing of this call's remains.
+        } catch (RuntimeException storeFailure) {
+            if (failure == null) {
+                throw storeFailure;
+            }
+            failure.addSuppressed(storeFailure);
         }
     }
 
@@ -175,6 +230,53 @@ public final class Idem {
     /** How long a completed response is replayable. */
     public Duration retention() {
         return retention;
+    }
+
+    /** How long a tombstone outlives its key's response ({@link Builder#tombstones}); zero when off. */
+    public Duration tombstones() {
+        return tombstoneWindow;
+    }
+
+    /** Null when tombstones are off. */
+    Tombstones tombstoneWriter() {
+        return tombstones;
+    }
+
+    /**
+     * For a mode that claims in a transaction of its own (idem-jdbc's transactional one): what the
+     * key's tombstone answers for the fresh claim {@code acquired} — {@link Outcome.Expired} or
+     * {@link Outcome.Mismatch}, with the listener told — or empty to run the operation: always empty
+     * when tombstones are off or the claim is a takeover. A tombstone still being written counts as
+     * none. The caller gives its claim back (rolls back) when there is an answer.
+     */
+    public Optional<Outcome> tombstoneAnswer(ClaimRequest request, ClaimOutcome.Acquired acquired) {
+        Objects.requireNonNull(request, "request is null");
+        Objects.requireNonNull(acquired, "acquired is null");
+        if (tombstones == null || acquired.takeover()) {
+            return Optional.empty();
+        }
+        Tombstones.Found found = tombstones.find(request.id(), request.fingerprint(), false);
+        if (found instanceof Tombstones.Found.Completed completed) {
+            listener.expired(request.id().scope());
+            return Optional.of(new Outcome.Expired(completed.completedAt(), completed.status()));
+        }
+        if (found instanceof Tombstones.Found.Mismatch) {
+            listener.mismatch(request.id().scope());
+            return Optional.of(new Outcome.Mismatch());
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * For a mode that completes records on its own: writes the tombstone of {@code request}'s record,
+     * which completed (durably: committed) with {@code status}. Does nothing when tombstones are off;
+     * never throws (a failure is logged, and leaves the key as without tombstones).
+     */
+    public void writeTombstone(ClaimRequest request, int status) {
+        Objects.requireNonNull(request, "request is null");
+        if (tombstones != null) {
+            tombstones.write(request.id(), request.fingerprint(), status);
+        }
     }
 
     /** What a call does when another holds the key. */
@@ -260,7 +362,7 @@ public final class Idem {
     public String toString() {
         return "Idem[store=" + store.getClass().getSimpleName() + ", lease=" + lease + ", retention=" + retention
                 + ", inFlight=" + inFlightPolicy + ", " + storagePolicy + ", maxResponseBytes=" + maxResponseBytes
-                + ", renewLeases=" + renewLeases + "]";
+                + ", renewLeases=" + renewLeases + ", tombstones=" + tombstoneWindow + "]";
     }
 
     /** Validates each setting as it is set; {@link #build()} checks what depends on several. */
@@ -274,6 +376,7 @@ public final class Idem {
         private IdemListener listener = IdemListener.noop();
         private int maxResponseBytes = 8 * 1024 * 1024;
         private boolean renewLeases = true;
+        private Duration tombstoneWindow = Duration.ZERO;
 
         private Builder() {
         }
@@ -343,6 +446,31 @@ public final class Idem {
         /** Renew the lease every third of its length while an operation runs. Default true. */
         public Builder renewLeases(boolean renewLeases) {
             this.renewLeases = renewLeases;
+            return this;
+        }
+
+        /**
+         * Keep a tombstone of every completed key for {@code window} after its response's retention:
+         * a retry in that time gets {@link Outcome.Expired} (nothing runs) instead of running again as a
+         * new request, and a reuse of the key for another request gets {@link Outcome.Mismatch}. Default
+         * {@link Duration#ZERO}: off, and a key is forgotten with its response.
+         *
+         * <p>A tombstone is a second record under a reserved scope ({@code idem%tombstone <scope>}, same
+         * key) holding the status and the completion time only, written through the ordinary claim and
+         * complete, so every store keeps it. What it costs: two more writes per completed key (a claim
+         * and a completion, after the record's own), one more read per claim that acquires a fresh key,
+         * and one small record per key for {@code retention + window}. A crash between the record's
+         * completion and the tombstone's leaves no tombstone: that key is forgotten with its response,
+         * as with tombstones off.
+         *
+         * @throws IllegalArgumentException if {@code window} is negative
+         */
+        public Builder tombstones(Duration window) {
+            Objects.requireNonNull(window, "tombstones window is null");
+            if (window.isNegative()) {
+                throw new IllegalArgumentException("the tombstones window must not be negative, was " + window);
+            }
+            this.tombstoneWindow = window;
             return this;
         }
 

@@ -30,6 +30,10 @@ public interface IdemListener {
     default void mismatch(Scope scope) {
     }
 
+    /** The key's response had expired and its tombstone answered {@link Outcome.Expired}. */
+    default void expired(Scope scope) {
+    }
+
     /** A write was rejected because another owner holds the key now. */
     default void leaseLost(Scope scope) {
     }

@@ -1,6 +1,7 @@
 package dev.idem;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Objects;
 
 /** What {@link Idem#execute} answers. */
@@ -51,5 +52,19 @@ public sealed interface Outcome {
 
     /** The key was used before for a request with another fingerprint. Nothing ran. */
     record Mismatch() implements Outcome {
+    }
+
+    /**
+     * An earlier call with this key and fingerprint completed at {@code completedAt} with
+     * {@code status}, and its response is no longer kept: its retention passed, and the engine's
+     * {@linkplain Idem.Builder#tombstones tombstone} remembers only that it completed. Nothing ran.
+     *
+     * @param completedAt when the earlier call completed, as its engine's clock read it
+     * @param status      the status of the response it stored
+     */
+    record Expired(Instant completedAt, int status) implements Outcome {
+        public Expired {
+            Objects.requireNonNull(completedAt, "completedAt");
+        }
     }
 }

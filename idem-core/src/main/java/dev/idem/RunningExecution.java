@@ -2,7 +2,9 @@ package dev.idem;
 
 import dev.idem.internal.LeaseRenewer;
 import dev.idem.internal.PhaseLog;
+import dev.idem.internal.Tombstones;
 import dev.idem.spi.ClaimOutcome;
+import dev.idem.spi.ClaimRequest;
 import dev.idem.spi.HeldLease;
 import dev.idem.spi.IdempotencyStore;
 import dev.idem.spi.RecordKey;
@@ -42,6 +44,7 @@ final class RunningExecution implements OpenExecution {
     private final Idem idem;
     private final IdempotencyStore store;
     private final RecordKey id;
+    private final Fingerprint fingerprint;
     private final long token;
     private final int attempt;
     private final Map<String, byte[]> finishedPhases = new LinkedHashMap<>();
@@ -52,11 +55,12 @@ final class RunningExecution implements OpenExecution {
     private volatile LeaseRenewer.Lease lease;
 
     /** @param claimSentAt {@link System#nanoTime()} read before the claim that acquired the record was sent */
-    RunningExecution(Idem idem, RecordKey id, ClaimOutcome.Acquired acquired, long claimSentAt) {
+    RunningExecution(Idem idem, ClaimRequest request, ClaimOutcome.Acquired acquired, long claimSentAt) {
         this.idem = idem;
         this.claimSentAt = claimSentAt;
         this.store = idem.store();
-        this.id = id;
+        this.id = request.id();
+        this.fingerprint = request.fingerprint();
         this.token = acquired.token();
         this.attempt = acquired.attempt();
         acquired.recoveryPoint().ifPresent(point -> finishedPhases.putAll(PhaseLog.decode(point.state())));
@@ -114,6 +118,11 @@ final class RunningExecution implements OpenExecution {
         } catch (LeaseLostException e) {
             onLeaseLost();
             throw e;
+        }
+        // Only after the record completed: a tombstone exists only for a key whose response was stored.
+        Tombstones tombstones = idem.tombstoneWriter();
+        if (tombstones != null) {
+            tombstones.write(id, fingerprint, toStore.get().status());
         }
         return new Outcome.Executed(response, true, attempt);
     }

@@ -84,7 +84,10 @@ final class FakeStore implements IdempotencyStore {
         return records.size();
     }
 
-    /** Makes every later call of the named SPI operation fail as if the store were unreachable. */
+    /**
+     * Makes every later call of the named SPI operation fail as if the store were unreachable;
+     * {@code "claim tombstone"} and the like fail it only for tombstone records.
+     */
     synchronized void failOn(String operation) {
         failing.add(operation);
     }
@@ -190,7 +193,8 @@ final class FakeStore implements IdempotencyStore {
     }
 
     private void failIfAsked(String operation, RecordKey id) {
-        if (failing.contains(operation)) {
+        boolean tombstone = id != null && id.scope().value().startsWith("idem%tombstone ");
+        if (failing.contains(operation) || tombstone && failing.contains(operation + " tombstone")) {
             throw StoreException.failed("fake store", operation, id == null ? null : id.scope(), null);
         }
     }

@@ -992,4 +992,150 @@ class IdemEngineTest {
             assertThat(((Outcome.Replayed) execute(counting("no"))).response()).isEqualTo(response(201, "from a worker"));
         }
     }
+
+    @Nested
+    @DisplayName("tombstones: keys that outlive their responses")
+    class Tombstones {
+        private final Duration retention = Duration.ofHours(1);
+        private final Duration window = Duration.ofDays(7);
+        private final Idem buried = idem.toBuilder().retention(retention).tombstones(window).build();
+        private final RecordKey tombstone = dev.idem.internal.Tombstones.of(id);
+
+        private Outcome executeBuried(Fingerprint print) {
+            return buried.execute(scope, key, print, counting("paid again"));
+        }
+
+        @Test
+        @DisplayName("a retry after the response's retention gets Expired with the status and completion time, and nothing runs")
+        void aRetryAfterTheRetentionIsExpired() {
+            java.time.Instant before = java.time.Instant.now();
+            buried.execute(scope, key, fingerprint, counting("paid"));
+            java.time.Instant after = java.time.Instant.now();
+            store.advance(retention.plusMinutes(1));
+            assertThat(store.find(id)).as("the response is gone").isEmpty();
+
+            Outcome retry = executeBuried(fingerprint);
+
+            assertThat(retry).isInstanceOf(Outcome.Expired.class);
+            Outcome.Expired expired = (Outcome.Expired) retry;
+            assertThat(expired.status()).isEqualTo(201);
+            assertThat(expired.completedAt()).isBetween(before, after);
+            assertThat(runs).as("runs").hasValue(1);
+            assertThat(store.find(id)).as("the retry's claim was given back").isEmpty();
+            assertThat(events.events()).endsWith("expired");
+        }
+
+        @Test
+        @DisplayName("the tombstone is a small record under the reserved scope: status and completion time, no body, kept for retention + window")
+        void theTombstoneHoldsOnlyTheStatusAndTime() {
+            buried.execute(scope, key, fingerprint, counting("a body that is not kept"));
+            IdempotencyRecord record = store.find(tombstone).orElseThrow();
+            assertThat(tombstone.scope().value()).isEqualTo("idem%tombstone " + scope.value());
+            assertThat(tombstone.key()).isEqualTo(key);
+            assertThat(record.fingerprint()).isEqualTo(fingerprint);
+            assertThat(record.response().orElseThrow().status()).isEqualTo(201);
+            assertThat(record.response().orElseThrow().bodyLength()).isZero();
+            assertThat(record.expiresAt()).isEqualTo(store.now().plus(retention).plus(window));
+            assertThat(Scope.of("idem%tombstone", "x").value()).as("Scope.of cannot make the reserved principal")
+                    .doesNotStartWith("idem%tombstone ");
+        }
+
+        @Test
+        @DisplayName("the key reused for another request after the retention is a mismatch, and nothing runs")
+        void anotherFingerprintIsAMismatch() {
+            buried.execute(scope, key, fingerprint, counting("paid"));
+            store.advance(retention.plusMinutes(1));
+
+            assertThat(executeBuried(fingerprint("{\"amount\":999}"))).isEqualTo(new Outcome.Mismatch());
+            assertThat(runs).hasValue(1);
+        }
+
+        @Test
+        @DisplayName("past retention + window the key is forgotten and runs again; without tombstones it runs again right after the retention")
+        void pastTheWindowTheKeyRunsAgain() {
+            buried.execute(scope, key, fingerprint, counting("paid"));
+            store.advance(retention.plus(window).plusMinutes(1));
+            assertThat(executeBuried(fingerprint)).isInstanceOf(Outcome.Executed.class);
+
+            Idem plain = idem.toBuilder().retention(retention).build();
+            RecordKey other = new RecordKey(scope, IdempotencyKey.of("plain"));
+            plain.execute(scope, other.key(), fingerprint, counting("paid"));
+            store.advance(retention.plusMinutes(1));
+            assertThat(plain.execute(scope, other.key(), fingerprint, counting("again"))).isInstanceOf(Outcome.Executed.class);
+            assertThat(store.find(dev.idem.internal.Tombstones.of(other))).as("off by default").isEmpty();
+            assertThat(runs).hasValue(4);
+        }
+
+        @Test
+        @DisplayName("a tombstone that could not be written leaves the call's outcome alone and the key as without tombstones")
+        void aFailedTombstoneWriteIsTheStatusQuo() {
+            store.failOn("claim tombstone");
+            Outcome first = buried.execute(scope, key, fingerprint, counting("paid"));
+            assertThat(first).isEqualTo(new Outcome.Executed(response(201, "paid"), true, 1));
+            assertThat(store.find(id)).isPresent();
+            store.advance(retention.plusMinutes(1));
+            assertThat(store.find(tombstone)).isEmpty();
+        }
+
+        @Test
+        @DisplayName("a tombstone being written answers in progress; one whose writer died is removed and the key runs")
+        void aHalfWrittenTombstone() {
+            // The writer claimed the tombstone and has not completed it yet (its lease is live).
+            ClaimOutcome.Acquired writer = (ClaimOutcome.Acquired) store.claim(
+                    new ClaimRequest(tombstone, fingerprint, Duration.ofSeconds(30), retention.plus(window)));
+            Outcome during = executeBuried(fingerprint);
+            assertThat(during).isInstanceOf(Outcome.InProgress.class);
+            assertThat(store.find(id)).as("the retry's claim was given back").isEmpty();
+
+            store.advance(Duration.ofMinutes(1)); // the writer died: its lease is over
+            assertThat(executeBuried(fingerprint)).isInstanceOf(Outcome.Executed.class);
+            assertThat(runs).hasValue(1);
+            assertThat(writer.token()).isPositive();
+        }
+
+        @Test
+        @DisplayName("start and OpenExecution: completing writes the tombstone, and a late start is answered Expired")
+        void openExecutionsWriteAndReadTombstones() {
+            Start first = buried.start(scope, key, fingerprint);
+            ((Start.Owned) first).execution().complete(response(200, "done"));
+            store.advance(retention.plusMinutes(1));
+
+            Start late = buried.start(scope, key, fingerprint);
+
+            assertThat(late).isInstanceOf(Start.Answered.class);
+            assertThat(((Start.Answered) late).outcome()).isInstanceOf(Outcome.Expired.class);
+            assertThat(((Outcome.Expired) ((Start.Answered) late).outcome()).status()).isEqualTo(200);
+        }
+
+        @Test
+        @DisplayName("a takeover that completes (a client's retry or the completer's, both through execute) writes the tombstone too")
+        void aTakeoverThatCompletesWritesTheTombstone() {
+            RuntimeException crash = new IllegalStateException("the owner failed after its phase");
+            assertThatThrownBy(() -> buried.execute(scope, key, fingerprint, execution -> {
+                execution.phase("charge", downstreamKey -> "ch_1");
+                throw crash;
+            })).isSameAs(crash);
+            Outcome resumed = buried.execute(scope, key, fingerprint, execution -> response(201, execution.phase("charge", k -> "again")));
+            assertThat(resumed).isEqualTo(new Outcome.Executed(response(201, "ch_1"), true, 2));
+            store.advance(retention.plusMinutes(1));
+
+            assertThat(executeBuried(fingerprint)).isInstanceOf(Outcome.Expired.class);
+        }
+
+        @Test
+        @DisplayName("a response the policy does not store writes no tombstone")
+        void aGivenBackKeyHasNoTombstone() {
+            buried.execute(scope, key, fingerprint, execution -> response(503, "later"));
+            assertThat(store.find(tombstone)).isEmpty();
+        }
+
+        @Test
+        void theWindowIsValidatedAndZeroIsOff() {
+            assertThatThrownBy(() -> Idem.builder().tombstones(Duration.ofSeconds(-1))).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("tombstones window must not be negative");
+            assertThat(Idem.builder().store(store).build().tombstones()).isZero();
+            assertThat(buried.tombstones()).isEqualTo(window);
+            assertThat(buried.toBuilder().build().tombstones()).isEqualTo(window);
+        }
+    }
 }

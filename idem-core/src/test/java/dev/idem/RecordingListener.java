@@ -52,6 +52,11 @@ class RecordingListener implements IdemListener {
     }
 
     @Override
+    public void expired(Scope scope) {
+        record("expired", scope);
+    }
+
+    @Override
     public void leaseLost(Scope scope) {
         record("leaseLost", scope);
         leaseLostSeen.countDown();

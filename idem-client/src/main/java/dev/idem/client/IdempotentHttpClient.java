@@ -192,6 +192,10 @@ public final class IdempotentHttpClient {
                 ProblemPeek<T> peek = policy.readsConflictProblemTypes() ? new ProblemPeek<>(handler) : null;
                 response = http.send(logical.nextAttempt(), peek == null ? handler : peek);
                 decision = logical.onResponse(response.statusCode(), response.headers(), peek == null ? null : peek.type());
+                if (decision instanceof GiveUp giveUp) {
+                    closeQuietly(response.body());
+                    throw failed(logical, giveUp, null);
+                }
             } catch (IOException e) {
                 response = null;
                 decision = logical.onFailure(e);
@@ -255,6 +259,11 @@ public final class IdempotentHttpClient {
                     }
                 } else {
                     decision = logical.onResponse(response.statusCode(), response.headers(), peek == null ? null : peek.type());
+                    if (decision instanceof GiveUp giveUp) {
+                        closeQuietly(response.body());
+                        result.completeExceptionally(failed(logical, giveUp, null));
+                        return;
+                    }
                 }
                 if (decision instanceof Retry retry) {
                     if (response != null) {

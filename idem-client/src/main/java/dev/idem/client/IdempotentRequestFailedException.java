@@ -10,12 +10,16 @@ import java.util.Optional;
  * A logical request ended without any response from the server: every attempt failed on the
  * connection (refused, reset, timed out, closed before the response) and no further attempt was
  * allowed. When the last attempt did get a response, the client returns that response instead,
- * even if it is a retryable status such as 503; this exception means "no answer at all".
+ * even if it is a retryable status such as 503; this exception means "no answer at all" — with one
+ * exception, {@link Reason#KEY_LIFETIME_PASSED}: the next retry would have started after the key's
+ * lifetime the server advertised, whether the last attempt got a retryable response or none
+ * ({@link #getCause()} is then null when it got a response).
  *
  * <p>The request may or may not have taken effect on the server: a response lost on the wire looks
  * exactly like a request that never arrived. To find out safely, send the same logical request again
  * later with the same key, {@code client.send(request, handler, e.key().orElseThrow())}: an
- * idempotent server replays the first outcome instead of executing twice.
+ * idempotent server replays the first outcome instead of executing twice — within the key's
+ * lifetime; after {@link Reason#KEY_LIFETIME_PASSED}, the server no longer keeps that outcome.
  *
  * <p>The message names the method, the URI without its query, the attempts, the elapsed time, why
  * the client stopped and the type of the last failure. It never contains the idempotency key's value
@@ -34,7 +38,13 @@ public final class IdempotentRequestFailedException extends RuntimeException {
          * The request may not be repeated: its method is not idempotent (POST, PATCH, …) and it has
          * no idempotency key, because key generation is off and the caller supplied none.
          */
-        NOT_RETRYABLE
+        NOT_RETRYABLE,
+        /**
+         * The next attempt would have started after the key's lifetime the server advertised
+         * ({@value RetryRules#RETENTION_HEADER}), counted from the first attempt: past it the server no
+         * longer keeps the first attempt's response, so a retry could not get it.
+         */
+        KEY_LIFETIME_PASSED
     }
 
     private final Reason reason;
@@ -58,13 +68,27 @@ public final class IdempotentRequestFailedException extends RuntimeException {
 
     static IdempotentRequestFailedException of(String method, URI uri, Reason reason, int attempts, Duration elapsed,
                                                String key, Throwable lastCause) {
+        return of(method, uri, reason, attempts, elapsed, key, lastCause, null);
+    }
+
+    static IdempotentRequestFailedException of(String method, URI uri, Reason reason, int attempts, Duration elapsed,
+                                               String key, Throwable lastCause, Duration lifetime) {
         Objects.requireNonNull(reason, "reason");
         Objects.requireNonNull(lastCause, "lastCause");
         String message = method + " " + withoutQuery(uri) + " failed without a response after "
                 + attempts + (attempts == 1 ? " attempt" : " attempts") + " in " + elapsed.toMillis() + " ms ("
-                + describe(reason) + "); last failure: " + lastCause.getClass().getName()
+                + describe(reason, lifetime) + "); last failure: " + lastCause.getClass().getName()
                 + (key == null ? "; the request had no idempotency key" : "");
         return new IdempotentRequestFailedException(message, lastCause, reason, attempts, elapsed, key);
+    }
+
+    /** Given up after a retryable response ({@code lastStatus}), as the key's lifetime would pass before the retry. */
+    static IdempotentRequestFailedException afterResponse(String method, URI uri, Reason reason, int attempts, Duration elapsed,
+                                                          String key, int lastStatus, Duration lifetime) {
+        Objects.requireNonNull(reason, "reason");
+        String message = method + " " + withoutQuery(uri) + " failed after " + attempts + (attempts == 1 ? " attempt" : " attempts")
+                + " in " + elapsed.toMillis() + " ms (" + describe(reason, lifetime) + "); last response: status " + lastStatus;
+        return new IdempotentRequestFailedException(message, null, reason, attempts, elapsed, key);
     }
 
     // A query string can carry tokens; the path is enough to tell which call failed.
@@ -83,12 +107,15 @@ public final class IdempotentRequestFailedException extends RuntimeException {
         return out.toString();
     }
 
-    private static String describe(Reason reason) {
+    private static String describe(Reason reason, Duration lifetime) {
         switch (reason) {
             case ATTEMPTS_EXHAUSTED:
                 return "attempts exhausted";
             case DEADLINE_EXCEEDED:
                 return "deadline exceeded";
+            case KEY_LIFETIME_PASSED:
+                return "the key's lifetime" + (lifetime == null ? "" : " of " + lifetime.toSeconds() + " s")
+                        + " advertised by the server would pass before the next attempt; its response is no longer kept";
             default:
                 return "not retried: a non-idempotent method without an idempotency key";
         }

@@ -34,6 +34,14 @@ import java.util.random.RandomGenerator;
  * 409, …) is final. The wait is the server's {@code Retry-After}, else exponential back-off with full
  * jitter; a wait that would end at or past the deadline is not made.
  *
+ * <p><b>The key's lifetime.</b> A server that advertises how long it keeps a key's response
+ * ({@value #RETENTION_HEADER}{@code : <seconds>}, idem's filters do on every answer) bounds the
+ * retries too: once the time since the first attempt plus the next wait would reach the shortest
+ * lifetime advertised so far, the key is not retried but given up with
+ * {@link Reason#KEY_LIFETIME_PASSED}. A retry past it could no longer get the first attempt's response
+ * (the server may even run the request again); the lifetime counts from the completion, which is
+ * after the first attempt began, so every retry made is within it.
+ *
  * <p>Instances are immutable and thread-safe; {@link #start(boolean)} opens the state of one logical
  * request.
  */
@@ -48,6 +56,8 @@ public final class RetryRules {
      */
     private static final Set<String> IDEMPOTENT_METHODS = Set.of("GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE");
     private static final Finish FINISH = new Finish();
+    /** The response header in which a server advertises how many seconds it keeps a key's response. */
+    public static final String RETENTION_HEADER = "Idempotency-Key-Retention";
 
     private final int maxAttempts;
     private final Duration deadline;
@@ -82,7 +92,11 @@ public final class RetryRules {
     public record Retry(Duration delay) implements Decision {
     }
 
-    /** The attempt got no response and no further attempt is allowed, for {@code reason}. */
+    /**
+     * No further attempt is allowed, for {@code reason}, and the caller gets
+     * {@link Attempts#failure its exception}: after an attempt without a response, or after a
+     * retryable response once the key's advertised lifetime would pass before the retry.
+     */
     public record GiveUp(Reason reason) implements Decision {
     }
 
@@ -168,6 +182,10 @@ public final class RetryRules {
         private int attempts;
         /** Attempts answered "key in use": polls of a request still running, not counted against maxAttempts. */
         private int inProgressAnswers;
+        /** The shortest key lifetime a response advertised, or null before any did. */
+        private Duration lifetime;
+        /** The status of the last response, or -1 when the last attempt got none. */
+        private int lastStatus = -1;
 
         private Attempts(boolean retriesAllowed) {
             this.retriesAllowed = retriesAllowed;
@@ -186,6 +204,21 @@ public final class RetryRules {
          * or {@link Finish}.
          */
         public Decision onResponse(int status, String retryAfter, String problemType) {
+            return onResponse(status, retryAfter, problemType, null);
+        }
+
+        /**
+         * As {@link #onResponse(int, String, String)}, with the response's {@value #RETENTION_HEADER}
+         * value ({@code null} if none; one that is not a non-negative integer is ignored): a retry that
+         * would start past the key's lifetime is a {@link GiveUp} with {@link Reason#KEY_LIFETIME_PASSED}.
+         */
+        public Decision onResponse(int status, String retryAfter, String problemType, String keyRetention) {
+            lastStatus = status;
+            advertised(keyRetention);
+            return withinLifetime(decide(status, retryAfter, problemType));
+        }
+
+        private Decision decide(int status, String retryAfter, String problemType) {
             boolean keyInUse = status == 409 && problemType != null && inProgressProblemTypes.contains(problemType)
                     && !retryStatuses.contains(status);
             if (!(keyInUse || retryStatuses.contains(status)) || !retriesAllowed) {
@@ -216,6 +249,34 @@ public final class RetryRules {
 
         /** After an attempt that got no response (connection refused, reset, timeout, closed before the response). */
         public Decision onNoResponse() {
+            lastStatus = -1;
+            return withinLifetime(decideWithoutResponse());
+        }
+
+        private void advertised(String keyRetention) {
+            if (keyRetention == null) {
+                return;
+            }
+            try {
+                long seconds = Long.parseLong(keyRetention.trim());
+                if (seconds >= 0 && (lifetime == null || seconds < lifetime.toSeconds())) {
+                    lifetime = Duration.ofSeconds(seconds);
+                }
+            } catch (NumberFormatException e) {
+                // Not a lifetime: the server said nothing usable.
+            }
+        }
+
+        /** {@code decision}, unless it is a retry that would start at or past the key's advertised lifetime. */
+        private Decision withinLifetime(Decision decision) {
+            if (lifetime == null || !(decision instanceof Retry retry)) {
+                return decision;
+            }
+            Duration startsAt = Duration.between(start, clock.instant()).plus(retry.delay());
+            return startsAt.compareTo(lifetime) < 0 ? decision : new GiveUp(Reason.KEY_LIFETIME_PASSED);
+        }
+
+        private Decision decideWithoutResponse() {
             if (!retriesAllowed) {
                 return new GiveUp(Reason.NOT_RETRYABLE);
             }
@@ -241,12 +302,18 @@ public final class RetryRules {
         }
 
         /**
-         * The exception for a {@link GiveUp}: "no response at all", with the reason, the attempts,
-         * the elapsed time and {@code key} (kept out of the message); {@code lastFailure} is its cause.
+         * The exception for a {@link GiveUp}, with the reason, the attempts, the elapsed time and
+         * {@code key} (kept out of the message): "no response at all", {@code lastFailure} its cause;
+         * or, when the last attempt got a response ({@code lastFailure} null), that response's status.
          */
         public IdempotentRequestFailedException failure(GiveUp giveUp, String method, URI uri, String key,
                                                         Throwable lastFailure) {
-            return IdempotentRequestFailedException.of(method, uri, giveUp.reason(), attempts, elapsed(), key, lastFailure);
+            if (lastFailure == null) {
+                return IdempotentRequestFailedException.afterResponse(method, uri, giveUp.reason(), attempts, elapsed(), key,
+                        lastStatus, lifetime);
+            }
+            return IdempotentRequestFailedException.of(method, uri, giveUp.reason(), attempts, elapsed(), key, lastFailure,
+                    lifetime);
         }
 
         /** Attempts made so far. */

@@ -30,6 +30,33 @@ class RetryRulesTest {
     }
 
     @Test
+    void aRetryThatWouldStartPastTheAdvertisedKeyLifetimeIsGivenUpNamingTheReasonNotTheKey() {
+        RetryRules long_ = RetryRules.builder().clock(time).maxAttempts(10).deadline(Duration.ofMinutes(5)).build();
+        RetryRules.Attempts attempts = long_.start(true);
+
+        attempts.attemptStarted();
+        assertThat(attempts.onResponse(503, "20", null, "60")).as("20 s in: within 60 s").isEqualTo(new Retry(Duration.ofSeconds(20)));
+        time.advance(Duration.ofSeconds(20));
+        attempts.attemptStarted();
+        assertThat(attempts.onResponse(503, "20", null, "not a number")).as("ignored; 40 s in").isEqualTo(new Retry(Duration.ofSeconds(20)));
+        time.advance(Duration.ofSeconds(20));
+        attempts.attemptStarted();
+        RetryRules.Decision past = attempts.onResponse(503, "20", null, "90");
+        assertThat(past).as("60 s would be reached: the shortest lifetime advertised holds")
+                .isEqualTo(new GiveUp(Reason.KEY_LIFETIME_PASSED));
+        IdempotentRequestFailedException e = attempts.failure((GiveUp) past, "POST", URI.create("http://h/p?token=t"), "the-key-value", null);
+        assertThat(e.reason()).isEqualTo(Reason.KEY_LIFETIME_PASSED);
+        assertThat(e.getMessage()).contains("lifetime of 60 s").contains("status 503").doesNotContain("the-key-value").doesNotContain("token");
+        assertThat(e.key()).contains("the-key-value");
+
+        RetryRules.Attempts silent = long_.start(true);
+        silent.attemptStarted();
+        silent.onResponse(503, "1", null, "0");
+        silent.attemptStarted();
+        assertThat(silent.onNoResponse()).as("no response either").isEqualTo(new GiveUp(Reason.KEY_LIFETIME_PASSED));
+    }
+
+    @Test
     void finalAnswersAreNeverRetried() {
         RetryRules.Attempts attempts = rules.start(true);
         attempts.attemptStarted();

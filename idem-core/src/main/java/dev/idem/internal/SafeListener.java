@@ -42,6 +42,11 @@ public final class SafeListener implements IdemListener {
     }
 
     @Override
+    public void expired(Scope scope) {
+        guard("expired", () -> delegate.expired(scope));
+    }
+
+    @Override
     public void leaseLost(Scope scope) {
         guard("leaseLost", () -> delegate.leaseLost(scope));
     }

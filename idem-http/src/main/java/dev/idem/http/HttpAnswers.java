@@ -40,6 +40,13 @@ public final class HttpAnswers {
     public static final String APPENDED_HEADER = "Idempotent-Appended-Headers";
     /** Set by a handler to decline storage of its response ({@code no}); never sent to the client. */
     public static final String STORE_HEADER = StoragePolicy.DECLINE_HEADER;
+    /**
+     * Set on every answer to a covered request that reached the engine (executed, replayed, and idem's
+     * own 409, 410, 422 and 503): how many whole seconds after its completion the key's response is
+     * kept for replay ({@link #retentionHeader}). A client stops retrying a key once that long has
+     * passed since its first attempt; never stored, so a replay carries the current value.
+     */
+    public static final String RETENTION_HEADER = "Idempotency-Key-Retention";
 
     /**
      * Never stored, so never replayed: cookies belong to the first caller's session; hop-by-hop
@@ -51,7 +58,7 @@ public final class HttpAnswers {
             "Connection", "Keep-Alive", "Proxy-Authenticate", "Proxy-Authorization", "TE", "Trailer",
             "Transfer-Encoding", "Upgrade",
             "Date", "Content-Length",
-            REPLAYED_HEADER, BODY_OMITTED_HEADER, HEADERS_OMITTED_HEADER, APPENDED_HEADER, STORE_HEADER);
+            REPLAYED_HEADER, BODY_OMITTED_HEADER, HEADERS_OMITTED_HEADER, APPENDED_HEADER, STORE_HEADER, RETENTION_HEADER);
 
     private static final System.Logger LOG = System.getLogger(HttpAnswers.class.getName());
     private static final String INVALID_PREFIX = "idempotency key is invalid: ";
@@ -134,7 +141,8 @@ public final class HttpAnswers {
 
     /**
      * What to answer for an outcome in which the handler did not run: the stored response
-     * ({@link #replay}), 409 {@code key-in-use} with {@code Retry-After}, or 422 {@code key-mismatch}.
+     * ({@link #replay}), 409 {@code key-in-use} with {@code Retry-After}, 422 {@code key-mismatch},
+     * or 410 {@code key-expired} (the key's request completed, its response is no longer kept).
      *
      * @throws IllegalArgumentException for {@link Outcome.Executed}: the handler's own response is the answer
      */
@@ -151,7 +159,29 @@ public final class HttpAnswers {
             return Problem.KEY_MISMATCH.answer("This " + headerName + " was already used for a different request"
                     + " (method, path, query, content type or body); use a new key for a new request.");
         }
+        if (outcome instanceof Outcome.Expired expired) {
+            // The time and status only: the response itself is gone, and nothing ran again.
+            return Problem.KEY_EXPIRED.answer("The request with this " + headerName + " was completed at "
+                    + expired.completedAt() + " with status " + expired.status() + "; its response is no longer kept."
+                    + " Nothing was run again.");
+        }
         throw new IllegalArgumentException("an executed request is answered by its handler's own response");
+    }
+
+    /**
+     * The {@value #RETENTION_HEADER} header for an engine keeping responses for {@code retention}:
+     * its whole seconds, rounded down (a client that stops at that age never retries past it).
+     */
+    public static HttpAnswer.Header retentionHeader(Duration retention) {
+        Objects.requireNonNull(retention, "retention is null");
+        return HttpAnswer.Header.set(RETENTION_HEADER, Long.toString(Math.max(0, retention.toSeconds())));
+    }
+
+    /** {@code answer} with the {@linkplain #retentionHeader retention header} of {@code retention} set. */
+    public static HttpAnswer advertisingRetention(HttpAnswer answer, Duration retention) {
+        List<HttpAnswer.Header> headers = new ArrayList<>(answer.headers());
+        headers.add(retentionHeader(retention));
+        return new HttpAnswer(answer.status(), headers, answer.body());
     }
 
     /**

@@ -19,6 +19,7 @@ public enum Problem {
     KEY_INVALID("key-invalid", 400, "Idempotency key invalid"),
     KEY_IN_USE("key-in-use", 409, "Idempotency key in use"),
     KEY_MISMATCH("key-mismatch", 422, "Idempotency key reused for a different request"),
+    KEY_EXPIRED("key-expired", 410, "Idempotency key's response expired"),
     REQUEST_TOO_LARGE("request-too-large", 413, "Request body too large"),
     MALFORMED_JSON("malformed-json", 400, "Malformed JSON body"),
     STORE_UNAVAILABLE("store-unavailable", 503, "Idempotency store unavailable");

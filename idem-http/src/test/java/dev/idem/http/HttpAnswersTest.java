@@ -61,6 +61,25 @@ class HttpAnswersTest {
     }
 
     @Test
+    void anExpiredKeyIs410KeyExpiredWithTheTimeAndStatusAndNoBodyOfTheResponse() {
+        HttpAnswer expired = answers.answer(new Outcome.Expired(java.time.Instant.parse("2026-12-01T10:15:30Z"), 201));
+        String body = new String(expired.body(), StandardCharsets.UTF_8);
+        assertThat(expired.status()).isEqualTo(410);
+        assertThat(expired.headers()).contains(HttpAnswer.Header.set("Content-Type", Problem.MEDIA_TYPE));
+        assertThat(body).contains("urn:idem:problem:key-expired").contains("completed at 2026-12-01T10:15:30Z with status 201")
+                .contains("no longer kept");
+    }
+
+    @Test
+    void theRetentionHeaderIsWholeSecondsRoundedDownAndNeverStored() {
+        assertThat(HttpAnswers.retentionHeader(Duration.ofMillis(86_400_999)))
+                .isEqualTo(HttpAnswer.Header.set("Idempotency-Key-Retention", "86400"));
+        HttpAnswer mismatch = HttpAnswers.advertisingRetention(answers.answer(new Outcome.Mismatch()), Duration.ofHours(1));
+        assertThat(mismatch.headers()).endsWith(HttpAnswer.Header.set("Idempotency-Key-Retention", "3600"));
+        assertThat(HttpAnswers.storesHeader("idempotency-key-retention")).isFalse();
+    }
+
+    @Test
     void aReplaySetsTheStoredHeadersAppendsTheAppendedOnesAndMarksItself() {
         Map<String, List<String>> headers = new LinkedHashMap<>();
         headers.put("Location", List.of("/orders/1"));

@@ -88,13 +88,18 @@ public final class TransactionalIdem {
         try {
             // Run again whole if the database rolls it back as a deadlock victim: the operation is
             // database-only by contract, so nothing of the lost attempt happened.
-            return transactions.inTransaction(c -> {
+            Outcome committed = transactions.inTransaction(c -> {
                 Outcome outcome = inTransaction(c, request, operation);
                 if (!shouldCommit(outcome)) {
                     c.rollback();
                 }
                 return outcome;
             });
+            // After the commit, never before: a tombstone exists only for a key whose response was stored.
+            if (shouldCommit(committed)) {
+                engine.writeTombstone(request, ((Outcome.Executed) committed).response().status());
+            }
+            return committed;
         } catch (SQLException e) {
             throw store.failure("transactional execute", scope, e);
         }
@@ -109,7 +114,7 @@ public final class TransactionalIdem {
      * <li>commit only if {@link #shouldCommit(Outcome) shouldCommit(outcome)} — an
      *     {@link Outcome.Executed} whose response was stored: the claim, the operation's writes and the
      *     response then become visible together;</li>
-     * <li>roll back on every other outcome ({@code Executed} not stored, {@code Replayed},
+     * <li>roll back on every other outcome ({@code Executed} not stored, {@code Replayed}, {@code Expired},
      *     {@code InProgress}, {@code Mismatch}): the operation's writes and the claim vanish, and a
      *     retry runs again; and roll back if this method throws.</li>
      * </ul>
@@ -176,6 +181,10 @@ public final class TransactionalIdem {
         ClaimOutcome claim = store.claim(c, request);
         if (!(claim instanceof ClaimOutcome.Acquired acquired)) {
             return engine.answer(scope, claim);
+        }
+        Optional<Outcome> buried = engine.tombstoneAnswer(request, acquired);
+        if (buried.isPresent()) {
+            return buried.get(); // not Executed: the caller rolls the claim back
         }
         engine.listener().claimed(scope, acquired.attempt());
         StoredResponse response = run(scope, operation, c);

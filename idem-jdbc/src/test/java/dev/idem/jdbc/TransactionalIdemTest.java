@@ -184,6 +184,27 @@ class TransactionalIdemTest {
         // ---- (a) ---------------------------------------------------------------------------------
 
         @Test
+        @DisplayName("with tombstones, execute leaves one after its commit: a retry after the retention is Expired, runs nothing and commits nothing")
+        void aRetryAfterTheRetentionIsExpired() throws Exception {
+            java.time.Duration retention = java.time.Duration.ofMillis(300);
+            TransactionalIdem buried = TransactionalIdem.of(Idem.builder().store(store).lease(java.time.Duration.ofMillis(200))
+                    .retention(retention).tombstones(java.time.Duration.ofMinutes(5)).build());
+            AtomicInteger runs = new AtomicInteger();
+            assertThat(buried.execute(scope, key, fingerprint, pay(runs))).isInstanceOf(Outcome.Executed.class);
+            Thread.sleep(retention.multipliedBy(2).toMillis()); // the response's retention is over, on the database's clock too
+            assertThat(store.find(id())).as("the response expired").isEmpty();
+
+            Outcome late = buried.execute(scope, key, fingerprint, pay(runs));
+
+            assertThat(late).isInstanceOf(Outcome.Expired.class);
+            assertThat(((Outcome.Expired) late).status()).isEqualTo(201);
+            assertThat(TransactionalIdem.shouldCommit(late)).isFalse();
+            assertThat(runs).hasValue(1);
+            assertThat(committedPayments()).isEqualTo(1);
+            assertThat(store.find(id())).as("the claim was rolled back").isEmpty();
+        }
+
+        @Test
         @DisplayName("the first execution commits the row and the response; the second replays it without running the work")
         void firstExecutesSecondReplays() throws Exception {
             AtomicInteger runs = new AtomicInteger();

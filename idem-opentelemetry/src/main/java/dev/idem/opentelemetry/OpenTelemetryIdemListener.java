@@ -15,7 +15,7 @@ import io.opentelemetry.api.trace.Span;
  * <caption>Span events</caption>
  * <tr><th>event</th><th>attributes</th></tr>
  * <tr><td>{@code idem.claim}</td><td>{@code idem.operation}, {@code idem.outcome} ({@code acquired} or {@code takeover}), {@code idem.attempt}</td></tr>
- * <tr><td>{@code idem.claim}</td><td>{@code idem.operation}, {@code idem.outcome} ({@code replayed}, {@code in_progress} or {@code mismatch})</td></tr>
+ * <tr><td>{@code idem.claim}</td><td>{@code idem.operation}, {@code idem.outcome} ({@code replayed}, {@code in_progress}, {@code mismatch} or {@code expired})</td></tr>
  * <tr><td>{@code idem.phase}</td><td>{@code idem.operation}, {@code idem.phase}, {@code idem.phase.from_checkpoint}</td></tr>
  * <tr><td>{@code idem.lease_lost}</td><td>{@code idem.operation}</td></tr>
  * </table>
@@ -70,6 +70,11 @@ public final class OpenTelemetryIdemListener implements IdemListener {
     @Override
     public void mismatch(Scope scope) {
         claim(scope, "mismatch", 0);
+    }
+
+    @Override
+    public void expired(Scope scope) {
+        claim(scope, "expired", 0);
     }
 
     @Override

@@ -178,8 +178,10 @@ public final class IdempotencyFilter implements Filter {
         Objects.requireNonNull(scope, "the ScopeResolver returned null");
         request.setAttribute(APPLIED_ATTRIBUTE, Boolean.TRUE);
         try {
-            int maxResponseBytes = policy.idem().orElse(idem).maxResponseBytes();
-            run(runnerOf(policy), maxResponseBytes, scope, key, fingerprint, new BufferedRequest(request, body), response, chain);
+            Idem engine = policy.idem().orElse(idem);
+            RequestRunner runner = runnerOf(policy);
+            run(runner, engine.maxResponseBytes(), runner.retention().orElse(engine.retention()), scope, key, fingerprint,
+                    new BufferedRequest(request, body), response, chain);
         } finally {
             request.removeAttribute(APPLIED_ATTRIBUTE);
         }
@@ -221,8 +223,9 @@ public final class IdempotencyFilter implements Filter {
         return BufferedRequest.readBounded(request.getInputStream(), maxRequestBytes, declared);
     }
 
-    private void run(RequestRunner runner, int maxResponseBytes, Scope scope, IdempotencyKey key, Fingerprint fingerprint,
-                     BufferedRequest request, HttpServletResponse response, FilterChain chain) throws IOException, ServletException {
+    private void run(RequestRunner runner, int maxResponseBytes, Duration retention, Scope scope, IdempotencyKey key,
+                     Fingerprint fingerprint, BufferedRequest request, HttpServletResponse response, FilterChain chain)
+            throws IOException, ServletException {
         // The engine owns the response cap: the capture holds no more of the body in memory than it stores.
         try (CapturingResponse capture = new CapturingResponse(response, maxResponseBytes)) {
             Handler handler = new Handler(request, capture, chain);
@@ -230,10 +233,10 @@ public final class IdempotencyFilter implements Filter {
             try {
                 outcome = Objects.requireNonNull(runner.run(scope, key, fingerprint, handler), "the RequestRunner returned null");
             } catch (RuntimeException e) {
-                answerFailure(handlerFailure(e), handler.started, response, capture);
+                answerFailure(handlerFailure(e), handler.started, retention, response, capture);
                 return;
             }
-            answer(outcome, response, capture);
+            answer(outcome, retention, response, capture);
         }
     }
 
@@ -277,11 +280,14 @@ public final class IdempotencyFilter implements Filter {
         return e;
     }
 
-    private void answer(Outcome outcome, HttpServletResponse response, CapturingResponse capture) throws IOException {
+    private void answer(Outcome outcome, Duration retention, HttpServletResponse response, CapturingResponse capture)
+            throws IOException {
         if (outcome instanceof Outcome.Executed) {
+            HttpAnswer.Header advertised = HttpAnswers.retentionHeader(retention);
+            response.setHeader(advertised.name(), advertised.value());
             capture.sendToClient(); // stored or not, in full, even when the stored copy omitted an oversized body
         } else {
-            ServletAnswers.write(answers.answer(outcome), response);
+            ServletAnswers.write(HttpAnswers.advertisingRetention(answers.answer(outcome), retention), response);
         }
     }
 
@@ -289,12 +295,12 @@ public final class IdempotencyFilter implements Filter {
      * Answers a store or lease failure (503, 409) while the response can still be replaced; rethrows
      * anything else, the handler's own exceptions as they are, to the container.
      */
-    private void answerFailure(Throwable failure, boolean handlerStarted, HttpServletResponse response, CapturingResponse capture)
-            throws IOException, ServletException {
+    private void answerFailure(Throwable failure, boolean handlerStarted, Duration retention, HttpServletResponse response,
+                               CapturingResponse capture) throws IOException, ServletException {
         Optional<HttpAnswer> answer = response.isCommitted() ? Optional.empty() : answers.failure(failure, handlerStarted);
         if (answer.isPresent()) {
             capture.discard(); // none of the handler's status, headers or cookies
-            ServletAnswers.write(answer.get(), response);
+            ServletAnswers.write(HttpAnswers.advertisingRetention(answer.get(), retention), response);
             return;
         }
         if (failure instanceof IOException io) {

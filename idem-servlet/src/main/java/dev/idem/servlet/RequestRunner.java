@@ -7,7 +7,9 @@ import dev.idem.Operation;
 import dev.idem.Outcome;
 import dev.idem.Scope;
 import dev.idem.StoragePolicy;
+import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * How the {@link IdempotencyFilter} runs one covered request once it has checked the key, read and
@@ -65,6 +67,14 @@ public interface RequestRunner {
                 + " on the engine it runs on, or implement RequestRunner.withStoragePolicy");
     }
 
+    /**
+     * How long this runner's engine keeps a completed response, which the filter advertises in
+     * {@code Idempotency-Key-Retention}; empty (the default) advertises the route's or the filter's engine's.
+     */
+    default Optional<Duration> retention() {
+        return Optional.empty();
+    }
+
     /** The filter's default: {@link Idem#execute}, with its leases, phases and in-flight policy. */
     static RequestRunner of(Idem idem) {
         return new EngineRunner(idem);
@@ -80,6 +90,11 @@ record EngineRunner(Idem idem) implements RequestRunner {
     @Override
     public Outcome run(Scope scope, IdempotencyKey key, Fingerprint fingerprint, Operation handler) {
         return idem.execute(scope, key, fingerprint, handler);
+    }
+
+    @Override
+    public Optional<Duration> retention() {
+        return Optional.of(idem.retention());
     }
 
     @Override

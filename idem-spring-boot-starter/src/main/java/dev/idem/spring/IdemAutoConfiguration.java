@@ -113,6 +113,7 @@ public class IdemAutoConfiguration {
                 .store(chosen)
                 .lease(properties.getLease())
                 .retention(properties.getRetention())
+                .tombstones(properties.getTombstones())
                 .inFlightPolicy(inFlight)
                 .maxResponseBytes((int) properties.getMaxResponseBytes().toBytes())
                 .listener(CompositeIdemListener.of(listeners.orderedStream().collect(Collectors.toList())))

@@ -45,6 +45,14 @@ public class IdemProperties implements InitializingBean {
     private Duration retention = Duration.ofHours(24);
 
     /**
+     * How long after its response's retention a completed key keeps a tombstone (its status and
+     * completion time): a retry in that time is answered 410 key-expired and nothing runs. 0 (the
+     * default) keeps none: the key is forgotten with its response. Costs two writes per completed key
+     * and one read per new key.
+     */
+    private Duration tombstones = Duration.ZERO;
+
+    /**
      * What a request finds when another with the same key is still running: 'reject' answers 409 with
      * Retry-After at once, 'wait' waits up to max-wait for its result.
      */
@@ -512,6 +520,10 @@ public class IdemProperties implements InitializingBean {
         if (retention.compareTo(lease) < 0) {
             throw invalid("idem.retention", retention, "must not be shorter than idem.lease (" + lease + ")");
         }
+        notNull("idem.tombstones", tombstones);
+        if (tombstones.isNegative()) {
+            throw invalid("idem.tombstones", tombstones, "must not be negative (0 keeps no tombstones)");
+        }
         positive("idem.max-wait", maxWait);
         positive("idem.failure-retry-after", failureRetryAfter);
         try {
@@ -644,6 +656,14 @@ public class IdemProperties implements InitializingBean {
 
     public void setRetention(Duration retention) {
         this.retention = retention;
+    }
+
+    public Duration getTombstones() {
+        return tombstones;
+    }
+
+    public void setTombstones(Duration tombstones) {
+        this.tombstones = tombstones;
     }
 
     public InFlight getInFlight() {

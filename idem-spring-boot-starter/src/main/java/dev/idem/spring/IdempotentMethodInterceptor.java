@@ -73,6 +73,9 @@ final class IdempotentMethodInterceptor implements MethodInterceptor {
         if (outcome instanceof Outcome.InProgress inProgress) {
             throw new IdempotentMethodInProgressException(policy.scope(), inProgress.retryAfter());
         }
+        if (outcome instanceof Outcome.Expired expired) {
+            throw new IdempotentMethodExpiredException(policy.scope(), expired.completedAt());
+        }
         throw new IdempotentMethodMismatchException(policy.scope());
     }
 

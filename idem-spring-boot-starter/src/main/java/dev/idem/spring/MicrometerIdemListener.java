@@ -21,6 +21,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * <tr><td>{@value #CLAIMS}</td><td>{@code outcome=replayed}, {@code operation}</td><td>calls answered with a stored response</td></tr>
  * <tr><td>{@value #CLAIMS}</td><td>{@code outcome=in_progress}, {@code operation}</td><td>calls that found the key in progress (409, or waiting)</td></tr>
  * <tr><td>{@value #CLAIMS}</td><td>{@code outcome=mismatch}, {@code operation}</td><td>calls that reused a key for another request (422)</td></tr>
+ * <tr><td>{@value #CLAIMS}</td><td>{@code outcome=expired}, {@code operation}</td><td>calls whose key's response had expired, answered from its tombstone (410)</td></tr>
  * <tr><td>{@value #LEASE_LOST}</td><td></td><td>writes refused because another owner holds the key now</td></tr>
  * <tr><td>{@value #PURGED}</td><td></td><td>expired records deleted by the sweeper</td></tr>
  * </table>
@@ -98,6 +99,11 @@ public final class MicrometerIdemListener implements IdemListener {
     @Override
     public void mismatch(Scope scope) {
         count("mismatch", scope);
+    }
+
+    @Override
+    public void expired(Scope scope) {
+        count("expired", scope);
     }
 
     @Override

@@ -325,7 +325,7 @@ class AutoConfigurationTest {
     void propertiesReachTheEngineStoreAndFilter() {
         String table = "idem_custom_" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
         web().withBean(DataSource.class, () -> unclosable(db))
-                .withPropertyValues("idem.lease=5s", "idem.retention=2h", "idem.max-response-bytes=3MB", "idem.max-request-bytes=10KB",
+                .withPropertyValues("idem.lease=5s", "idem.retention=2h", "idem.tombstones=7d", "idem.max-response-bytes=3MB", "idem.max-request-bytes=10KB",
                         "idem.table-name=" + table, "idem.methods=POST,PUT", "idem.header-name=X-Request-Key", "idem.filter.order=7",
                         "idem.in-flight=wait", "idem.max-wait=3s", "idem.sweeper.batch-size=50", "idem.default-policy=all",
                         "idem.not-stored-statuses=429, 5XX", "idem.failure-retry-after=5s", "idem.coalesce-commits=false")
@@ -334,6 +334,7 @@ class AutoConfigurationTest {
                     Idem idem = context.getBean(Idem.class);
                     assertThat(idem.lease()).isEqualTo(Duration.ofSeconds(5));
                     assertThat(idem.retention()).isEqualTo(Duration.ofHours(2));
+                    assertThat(idem.tombstones()).isEqualTo(Duration.ofDays(7));
                     assertThat(idem.maxResponseBytes()).isEqualTo(3 * 1024 * 1024);
                     assertThat(context.getBean(JdbcIdempotencyStore.class).tableName()).isEqualTo(table);
                     assertThat(context.getBean(JdbcIdempotencyStore.class).coalescesCommits()).isFalse();
@@ -352,6 +353,7 @@ class AutoConfigurationTest {
     @CsvSource(delimiter = '|', value = {
             "idem.retention      | 10s          | must not be shorter than idem.lease",
             "idem.lease          | 0s           | must be a positive duration",
+            "idem.tombstones     | -1s          | must not be negative",
             "idem.header-name    | Bad Header   | must be an HTTP token",
             "idem.methods        | POST,'GE T'  | must be an HTTP token",
             "idem.max-wait       | -1s          | must be a positive duration",

@@ -37,6 +37,7 @@ class ConfigurationMetadataTest {
                 Map.entry("idem.default-policy", "annotated"),
                 Map.entry("idem.lease", "30s"),
                 Map.entry("idem.retention", "24h"),
+                Map.entry("idem.tombstones", "0"),
                 Map.entry("idem.in-flight", "reject"),
                 Map.entry("idem.max-wait", "10s"),
                 Map.entry("idem.not-stored-statuses", "[\"408\",\"409\",\"425\",\"429\",\"5xx\"]"),

@@ -340,6 +340,8 @@ class IdempotentAnnotationTest {
                         assertThat(policy.runner()).as("a transactional runner").isPresent();
                         assertThat(policy.idem()).as("no engine: the runner replaces it").isEmpty();
                         assertThat(policy.runner().get().toString()).contains(DataSourceTransactionManager.class.getName());
+                        assertThat(policy.runner().get().retention()).as("advertised in Idempotency-Key-Retention")
+                                .contains(java.time.Duration.ofHours(2));
                     });
         }
     }

@@ -47,7 +47,7 @@ class IdempotentMethodTest {
             TestDatabase db = b.open();
             databases.put(b, db);
             return MethodApplication.start("--spring.datasource.url=" + Backend.jdbcUrl(db), "--spring.main.banner-mode=off",
-                    "--logging.level.root=WARN");
+                    "--logging.level.root=WARN", "--idem.tombstones=1h");
         });
     }
 
@@ -109,6 +109,22 @@ class IdempotentMethodTest {
                 .hasMessageNotContaining("999");
         assertThat(payments.charge(new Order(id, 100))).isEqualTo(first);
         assertThat(payments.effects(id, "charge")).isEqualTo(1);
+    }
+
+    @Test
+    void aCallAfterTheResultsRetentionIsToldItExpiredAndDoesNotRun() throws Exception {
+        Payments payments = payments(Backend.POSTGRESQL);
+        String id = "order-" + UUID.randomUUID();
+        Instant before = Instant.now();
+        assertThat(payments.shortLived(id)).isEqualTo("done");
+        Thread.sleep(2_000); // past the method's 1 s retention; its tombstone stays for idem.tombstones
+
+        assertThatThrownBy(() -> payments.shortLived(id))
+                .isInstanceOfSatisfying(IdempotentMethodExpiredException.class,
+                        e -> assertThat(e.completedAt()).isBetween(before, Instant.now()))
+                .hasMessageContaining(Payments.class.getName() + "#shortLived")
+                .hasMessageNotContaining(id);
+        assertThat(payments.effects(id, "short")).isEqualTo(1);
     }
 
     @Test

@@ -334,6 +334,32 @@ public abstract class IdemEngineContract extends StoreFixture {
         throw new AssertionError("expected a response, got " + outcome);
     }
 
+    @Test
+    @DisplayName("with tombstones, a retry after the response expired gets Expired and nothing runs; the key reused for another request is a mismatch")
+    void tombstonesOutliveTheirResponses() {
+        Duration retention = Duration.ofMillis(300);
+        Idem idem = Idem.builder().store(store).lease(Duration.ofMillis(200)).retention(retention)
+                .tombstones(Duration.ofMinutes(5)).build();
+        IdempotencyKey key = IdempotencyKey.of("tombstone");
+        AtomicInteger runs = new AtomicInteger();
+        dev.idem.Operation charge = execution -> {
+            runs.incrementAndGet();
+            return created("{\"id\":\"p-1\"}");
+        };
+        assertThat(idem.execute(scope, key, fingerprint, charge)).isInstanceOf(Outcome.Executed.class);
+        sleep(retention.multipliedBy(2)); // on the store's clock too: the response's retention is over
+        assertThat(store.find(new RecordKey(scope, key))).as("the response expired").isEmpty();
+
+        Outcome late = idem.execute(scope, key, fingerprint, charge);
+        Outcome reused = idem.execute(scope, key, Fingerprint.builder().part("body", "{\"amount\":999}").build(), charge);
+
+        assertThat(late).isInstanceOf(Outcome.Expired.class);
+        assertThat(((Outcome.Expired) late).status()).isEqualTo(201);
+        assertThat(reused).isEqualTo(new Outcome.Mismatch());
+        assertThat(runs).as("runs").hasValue(1);
+        assertThat(store.find(new RecordKey(scope, key))).as("nothing left in progress").isEmpty();
+    }
+
     private static void sleep(Duration d) {
         IdempotencyStoreContract.sleep(d);
     }

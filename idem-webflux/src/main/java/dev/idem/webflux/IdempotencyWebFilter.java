@@ -162,12 +162,12 @@ public final class IdempotencyWebFilter implements WebFilter {
                 .flatMap(scope -> start(scope, key, fingerprint))
                 .flatMap(began -> {
                     if (began.refusal() != null) {
-                        return write(began.refusal(), exchange);
+                        return write(advertised(began.refusal()), exchange);
                     }
                     if (began.start() instanceof Start.Owned owned) {
                         return run(owned.execution(), exchange, chain, body);
                     }
-                    return write(answers.answer(((Start.Answered) began.start()).outcome()), exchange);
+                    return write(advertised(answers.answer(((Start.Answered) began.start()).outcome())), exchange);
                 });
     }
 
@@ -210,13 +210,26 @@ public final class IdempotencyWebFilter implements WebFilter {
                 .then(Mono.fromCallable(() -> complete(execution, ended, capture)).subscribeOn(storeScheduler))
                 .toFuture();
         return Mono.fromFuture(handledAndStored, true) // a cancel of the exchange does not reach the handler
-                .flatMap(outcome -> outcome instanceof Outcome.Executed ? capture.sendToClient() : write(answers.answer(outcome), exchange))
+                .flatMap(outcome -> outcome instanceof Outcome.Executed ? sendExecuted(capture)
+                        : write(advertised(answers.answer(outcome)), exchange))
                 .onErrorResume(failure -> answers.failure(failure, true)
                         .map(answer -> {
                             capture.discard(); // none of the handler's status, headers or cookies
-                            return write(answer, exchange);
+                            return write(advertised(answer), exchange);
                         })
                         .orElseGet(() -> Mono.error(failure)));
+    }
+
+    /** The handler's response, stored by now, sent with the key's lifetime ({@link HttpAnswers#RETENTION_HEADER}). */
+    private Mono<Void> sendExecuted(CapturingResponse capture) {
+        HttpAnswer.Header retention = HttpAnswers.retentionHeader(idem.retention());
+        capture.getHeaders().set(retention.name(), retention.value());
+        return capture.sendToClient();
+    }
+
+    /** {@code answer} with the key's lifetime: on every answer to a covered request that reached the engine. */
+    private HttpAnswer advertised(HttpAnswer answer) {
+        return HttpAnswers.advertisingRetention(answer, idem.retention());
     }
 
     private static Outcome complete(OpenExecution execution, AtomicBoolean ended, CapturingResponse capture) {

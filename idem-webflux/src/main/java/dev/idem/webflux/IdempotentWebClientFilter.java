@@ -118,15 +118,22 @@ public final class IdempotentWebClientFilter implements ExchangeFilterFunction {
                                                ExchangeFunction next, RetryRules.Attempts attempts) {
         int status = response.statusCode().value();
         String retryAfter = response.headers().asHttpHeaders().getFirst("Retry-After");
+        String lifetime = response.headers().asHttpHeaders().getFirst(RetryRules.RETENTION_HEADER);
         if (status != 409 || !rules.readsConflictProblemTypes() || !isProblem(response)) {
-            Decision decision = attempts.onResponse(status, retryAfter, null);
+            Decision decision = attempts.onResponse(status, retryAfter, null, lifetime);
+            if (decision instanceof GiveUp giveUp) {
+                return response.releaseBody().then(Mono.error(attempts.failure(giveUp, request.method().name(), request.url(), key, null)));
+            }
             return decision instanceof Retry retry
                     ? response.releaseBody().then(retryAfter(retry, request, key, next, attempts))
                     : Mono.just(response);
         }
         // The 409's problem type tells a key in progress from another conflict; the body goes on unchanged.
         return response.bodyToMono(byte[].class).defaultIfEmpty(new byte[0]).flatMap(body -> {
-            Decision decision = attempts.onResponse(status, retryAfter, RetryRules.problemType(body));
+            Decision decision = attempts.onResponse(status, retryAfter, RetryRules.problemType(body), lifetime);
+            if (decision instanceof GiveUp giveUp) {
+                return Mono.error(attempts.failure(giveUp, request.method().name(), request.url(), key, null));
+            }
             return decision instanceof Retry retry
                     ? retryAfter(retry, request, key, next, attempts)
                     : Mono.just(response.mutate().body(Flux.just(DefaultDataBufferFactory.sharedInstance.wrap(body))).build());

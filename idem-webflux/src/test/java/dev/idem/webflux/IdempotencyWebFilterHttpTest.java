@@ -93,6 +93,29 @@ class IdempotencyWebFilterHttpTest extends WebFilterTestSupport {
     }
 
     @ParameterizedTest
+    @EnumSource(value = StoreBackend.class, names = "REDIS")
+    void answersAdvertiseTheRetentionAndAKeyPastItIs410FromItsTombstone(StoreBackend backend) throws Exception {
+        store = new ThreadRecordingStore(open(backend).store());
+        WebFluxServer server = start(backend, filter(Idem.builder().store(store).lease(Duration.ofMillis(500))
+                .retention(Duration.ofSeconds(1)).tombstones(Duration.ofHours(1)).build()));
+        String key = newKey();
+
+        HttpResponse<String> first = post(server.uri("/payments"), key, "{}");
+        HttpResponse<String> replay = post(server.uri("/payments"), key, "{}");
+        Thread.sleep(2_000); // past the 1 s retention, on Redis' clock as on ours
+        HttpResponse<String> late = post(server.uri("/payments"), key, "{}");
+
+        assertThat(first.statusCode()).isEqualTo(201);
+        assertThat(replay.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(late.statusCode()).isEqualTo(410);
+        assertThat(late.body()).contains("urn:idem:problem:key-expired").doesNotContain(key);
+        for (HttpResponse<String> response : java.util.List.of(first, replay, late)) {
+            assertThat(response.headers().allValues("Idempotency-Key-Retention")).as("on the %s", response.statusCode()).containsExactly("1");
+        }
+        assertThat(payments).hasValue(1);
+    }
+
+    @ParameterizedTest
     @EnumSource(StoreBackend.class)
     void everyStoreCallRunsOnTheStoreScheduler(StoreBackend backend) throws Exception {
         WebFluxServer server = start(backend, engineOn(backend));

@@ -42,6 +42,8 @@ class IdempotentWebClientFilterHttpTest extends WebFilterTestSupport {
     /** How many of the next requests the server turns away with 503 before idem's filter sees them. */
     private final AtomicInteger unavailable = new AtomicInteger();
     private final CompletableFuture<Void> conflictAnswered = new CompletableFuture<>();
+    /** The key lifetime the turned-away answers advertise, or null for none. */
+    private volatile String advertisedLifetime;
     private LossyProxy proxy;
 
     record Arrival(String method, String key) {
@@ -54,6 +56,9 @@ class IdempotentWebClientFilterHttpTest extends WebFilterTestSupport {
                     exchange.getRequest().getHeaders().getFirst("Idempotency-Key")));
             if (unavailable.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
                 exchange.getResponse().getHeaders().set("Retry-After", "1");
+                if (advertisedLifetime != null) {
+                    exchange.getResponse().getHeaders().set(RetryRules.RETENTION_HEADER, advertisedLifetime);
+                }
                 return WebFluxServer.json(exchange, HttpStatus.SERVICE_UNAVAILABLE, "{\"down\":true}");
             }
             return idem.filter(exchange, chain).then(Mono.fromRunnable(() -> {
@@ -203,6 +208,22 @@ class IdempotentWebClientFilterHttpTest extends WebFilterTestSupport {
                     assertThat(e.key()).isPresent();
                     assertThat(e.getMessage()).doesNotContain(e.key().get());
                 });
+    }
+
+    @Test
+    void aRetryPastTheAdvertisedKeyLifetimeIsNotMadeAndTheFailureNamesTheReason() throws Exception {
+        startServer();
+        unavailable.set(1_000);
+        advertisedLifetime = "2"; // with Retry-After 1: the retry after the attempt at about 1 s would start at 2 s
+
+        assertThatThrownBy(() -> post(client(retrying().build()), "/payments", null, AMOUNT))
+                .isInstanceOfSatisfying(IdempotentRequestFailedException.class, e -> {
+                    assertThat(e.reason()).isEqualTo(IdempotentRequestFailedException.Reason.KEY_LIFETIME_PASSED);
+                    assertThat(e.attempts()).as("below maxAttempts 5").isLessThan(5).isEqualTo(posts().size());
+                    assertThat(e.getMessage()).contains("status 503").doesNotContain(e.key().orElseThrow());
+                });
+        assertThat(posts()).extracting(Arrival::key).as("one key throughout").containsOnly(posts().get(0).key());
+        assertThat(effects).hasValue(0);
     }
 
     @Test

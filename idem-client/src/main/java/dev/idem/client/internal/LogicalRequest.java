@@ -59,7 +59,8 @@ public final class LogicalRequest {
 
     /** After a response; see {@link RetryRules.Attempts#onResponse}. */
     public Decision onResponse(int status, HttpHeaders headers, String problemType) {
-        return attempts.onResponse(status, headers.firstValue(RetryAfter.HEADER).orElse(null), problemType);
+        return attempts.onResponse(status, headers.firstValue(RetryAfter.HEADER).orElse(null), problemType,
+                headers.firstValue(RetryRules.RETENTION_HEADER).orElse(null));
     }
 
     /** After an attempt that got no response (connection refused, reset, timeout, premature EOF). */

@@ -59,13 +59,18 @@ abstract class IdempotencyContract {
 
     /** A server over {@code backend}'s fresh store (or the one this test opened already). */
     private RestServer serve(Backend backend) throws Exception {
+        return serve(backend, engine -> engine);
+    }
+
+    /** As {@link #serve(Backend)}, on an engine {@code settings} adjusts. */
+    private RestServer serve(Backend backend, java.util.function.UnaryOperator<Idem.Builder> settings) throws Exception {
         if (db == null) {
             db = backend.open();
             store = JdbcIdempotencyStore.builder(db.dataSource()).build();
             store.migrate();
             outage = new OutageStore(store);
         }
-        Idem idem = Idem.builder().store(outage).inFlightPolicy(InFlightPolicy.reject()).build();
+        Idem idem = settings.apply(Idem.builder().store(outage).inFlightPolicy(InFlightPolicy.reject())).build();
         IdempotencyFeature feature = IdempotencyFeature.builder(idem).maxRequestBytes(1024).build();
         RestServer server = runtime.start(Set.of(feature, payments, new Declined.Mapper(), new EntityDropper()));
         servers.add(server);
@@ -160,6 +165,25 @@ abstract class IdempotencyContract {
         assertThat(retry.headers().firstValue("Content-Type")).hasValueSatisfying(type -> assertThat(type).startsWith("application/json"));
         assertThat(replayed(retry)).isTrue();
         assertThat(retry.headers().firstValue("Set-Cookie")).as("cookies belong to the first caller").isEmpty();
+        assertThat(payments.runs).hasValue(1);
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Backend.class, names = "SQLITE")
+    void answersAdvertiseTheRetentionAndAKeyPastItIs410FromItsTombstone(Backend backend) throws Exception {
+        RestServer server = serve(backend, engine -> engine.lease(Duration.ofMillis(500)).retention(Duration.ofSeconds(1))
+                .tombstones(Duration.ofHours(1)));
+        HttpResponse<String> first = send(post(server, "/payments", "key-expired-1", "{\"amount\":10}"));
+        HttpResponse<String> replay = send(post(server, "/payments", "key-expired-1", "{\"amount\":10}"));
+        Thread.sleep(2_000); // past the 1 s retention
+        HttpResponse<String> late = send(post(server, "/payments", "key-expired-1", "{\"amount\":10}"));
+
+        assertThat(first.statusCode()).isEqualTo(201);
+        assertThat(replayed(replay)).isTrue();
+        assertProblem(late, 410, "key-expired", "key-expired-1", "amount");
+        for (HttpResponse<String> response : List.of(first, replay, late)) {
+            assertThat(response.headers().allValues("Idempotency-Key-Retention")).as("on the %s", response.statusCode()).containsExactly("1");
+        }
         assertThat(payments.runs).hasValue(1);
     }
 

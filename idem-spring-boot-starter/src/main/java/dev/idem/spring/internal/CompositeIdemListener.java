@@ -59,6 +59,11 @@ public final class CompositeIdemListener implements IdemListener {
     }
 
     @Override
+    public void expired(Scope scope) {
+        each(l -> l.expired(scope));
+    }
+
+    @Override
     public void leaseLost(Scope scope) {
         each(l -> l.leaseLost(scope));
     }

@@ -13,9 +13,11 @@ import dev.idem.jdbc.TransactionalIdem;
 import dev.idem.servlet.RequestRunner;
 import java.lang.reflect.Method;
 import java.sql.Connection;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 import javax.sql.DataSource;
@@ -60,7 +62,8 @@ public final class SpringTransactionalRunners implements TransactionalRunners {
         }
         TransactionalIdem tx = TransactionalIdem.of(idem);
         DataSource dataSource = tx.dataSource();
-        return new Runner(tx, dataSource, template(dataSource, "@Idempotent(transactional = true) on " + where, "the idem store's"), false);
+        return new Runner(tx, dataSource, template(dataSource, "@Idempotent(transactional = true) on " + where, "the idem store's"), false,
+                idem.retention());
     }
 
     /**
@@ -76,7 +79,7 @@ public final class SpringTransactionalRunners implements TransactionalRunners {
     public RequestRunner joiningRunner(Idem idem, String where) {
         TransactionalIdem tx = TransactionalIdem.of(idem);
         DataSource dataSource = tx.dataSource();
-        return new Runner(tx, dataSource, template(dataSource, where, "the idem store's"), true);
+        return new Runner(tx, dataSource, template(dataSource, where, "the idem store's"), true, idem.retention());
     }
 
     /**
@@ -119,9 +122,12 @@ public final class SpringTransactionalRunners implements TransactionalRunners {
         return ReflectionUtils.invokeMethod(getter, manager) == dataSource;
     }
 
-    /** @param replayKeepsTransaction whether a replay leaves the transaction to commit (else it is marked rollback-only) */
+    /**
+     * @param replayKeepsTransaction whether a replay leaves the transaction to commit (else it is marked rollback-only)
+     * @param keyRetention           the engine's retention, advertised to clients
+     */
     private record Runner(TransactionalIdem tx, DataSource dataSource, TransactionTemplate template,
-                          boolean replayKeepsTransaction) implements RequestRunner {
+                          boolean replayKeepsTransaction, Duration keyRetention) implements RequestRunner {
         /**
          * As the contract asks, a failure of the database behind the transaction — no connection for
          * it, a commit or rollback that failed — reaches the filter as a {@link StoreException}: the
@@ -130,7 +136,12 @@ public final class SpringTransactionalRunners implements TransactionalRunners {
         @Override
         public RequestRunner withStoragePolicy(StoragePolicy policy) {
             TransactionalIdem variant = tx.withStoragePolicy(policy);
-            return variant == tx ? this : new Runner(variant, dataSource, template, replayKeepsTransaction);
+            return variant == tx ? this : new Runner(variant, dataSource, template, replayKeepsTransaction, keyRetention);
+        }
+
+        @Override
+        public Optional<Duration> retention() {
+            return Optional.of(keyRetention);
         }
 
         @Override

@@ -76,6 +76,13 @@ public class Payments {
         return new Receipt(order.id(), -order.amount(), UUID.randomUUID().toString(), 1, false, ProcessHandle.current().pid());
     }
 
+    /** Its result is kept for one second: with {@code idem.tombstones}, a call after that is told the first completed. */
+    @IdempotentMethod(key = "#orderId", lease = "500ms", retention = "1s")
+    public String shortLived(String orderId) {
+        effect(orderId, "short");
+        return "done";
+    }
+
     /** An overload of {@link #charge(Order)}: its own default scope, so the same id is another call. */
     @IdempotentMethod(key = "#refund.id")
     public Receipt charge(Refund refund) {

@@ -107,11 +107,11 @@ public final class IdempotencyFilter implements ContainerRequestFilter, WriterIn
         try {
             start = settings.idem().start(scope, valid.key(), fingerprint);
         } catch (RuntimeException e) {
-            request.abortWith(response(answers.failure(e, false).orElseThrow(() -> e)));
+            request.abortWith(response(advertised(answers.failure(e, false).orElseThrow(() -> e))));
             return;
         }
         if (start instanceof Start.Answered answered) {
-            request.abortWith(response(answers.answer(answered.outcome())));
+            request.abortWith(response(advertised(answers.answer(answered.outcome()))));
             return;
         }
         Exchange exchange = new Exchange(((Start.Owned) start).execution());
@@ -162,6 +162,9 @@ public final class IdempotencyFilter implements ContainerRequestFilter, WriterIn
         response.getHeaders().remove(HttpAnswers.STORE_HEADER); // neither the client nor the store sees it
         exchange.status = response.getStatus();
         exchange.headers = storedHeaders(headers);
+        // Sent, never stored: the key's lifetime, on the resource's own response too.
+        HttpAnswer.Header retention = HttpAnswers.retentionHeader(settings.idem().retention());
+        response.getHeaders().putSingle(retention.name(), retention.value());
         if (response.hasEntity()) {
             exchange.awaitingEntity = true; // the writer interceptor completes, with the entity as written
             return;
@@ -169,7 +172,7 @@ public final class IdempotencyFilter implements ContainerRequestFilter, WriterIn
         try {
             exchange.complete(new byte[0]);
         } catch (RuntimeException e) {
-            HttpAnswer answer = answers.failure(e, true).orElseThrow(() -> e);
+            HttpAnswer answer = advertised(answers.failure(e, true).orElseThrow(() -> e));
             response.getHeaders().clear();
             Response replacement = response(answer);
             response.setStatus(replacement.getStatus());
@@ -224,9 +227,14 @@ public final class IdempotencyFilter implements ContainerRequestFilter, WriterIn
                 throw e; // the client has the response already
             }
             // Nothing was sent yet: the runtime answers the failure's response instead of the resource's.
-            throw new WebApplicationException(e, response(answers.failure(e, true).orElseThrow(() -> e)));
+            throw new WebApplicationException(e, response(advertised(answers.failure(e, true).orElseThrow(() -> e))));
         }
         capture.release(); // stored: now the client gets it
+    }
+
+    /** {@code answer} with the key's lifetime: on every answer to a covered request that reached the engine. */
+    private HttpAnswer advertised(HttpAnswer answer) {
+        return HttpAnswers.advertisingRetention(answer, settings.idem().retention());
     }
 
     private static Exchange exchange(Object property) {
