@@ -107,11 +107,11 @@ public final class IdempotencyFilter implements ContainerRequestFilter, WriterIn
         try {
             start = settings.idem().start(scope, valid.key(), fingerprint);
         } catch (RuntimeException e) {
-            request.abortWith(response(advertised(answers.failure(e, false).orElseThrow(() -> e))));
+            request.abortWith(response(advertised(answers.failure(e, false).orElseThrow(() -> e), settings)));
             return;
         }
         if (start instanceof Start.Answered answered) {
-            request.abortWith(response(advertised(answers.answer(answered.outcome()))));
+            request.abortWith(response(advertised(answers.answer(answered.outcome()), settings)));
             return;
         }
         Exchange exchange = new Exchange(((Start.Owned) start).execution());
@@ -138,19 +138,19 @@ public final class IdempotencyFilter implements ContainerRequestFilter, WriterIn
      * runs.
      */
     public static ContainerResponseFilter responseFilter(Settings settings) {
-        return new ResponseFilter(new HttpAnswers(settings.headerName(), settings.failureRetryAfter()));
+        return new ResponseFilter(settings, new HttpAnswers(settings.headerName(), settings.failureRetryAfter()));
     }
 
     /** The priority is also on the class: Jersey orders response filters by the annotation, not the registration's. */
     @Priority(RESPONSE_FILTER_PRIORITY)
-    private record ResponseFilter(HttpAnswers answers) implements ContainerResponseFilter {
+    private record ResponseFilter(Settings settings, HttpAnswers answers) implements ContainerResponseFilter {
         @Override
         public void filter(ContainerRequestContext request, ContainerResponseContext response) {
-            IdempotencyFilter.filter(answers, request, response);
+            IdempotencyFilter.filter(settings, answers, request, response);
         }
     }
 
-    private static void filter(HttpAnswers answers, ContainerRequestContext request, ContainerResponseContext response) {
+    private static void filter(Settings settings, HttpAnswers answers, ContainerRequestContext request, ContainerResponseContext response) {
         Exchange exchange = exchange(request.getProperty(EXCHANGE_PROPERTY));
         if (exchange == null) {
             return;
@@ -172,7 +172,7 @@ public final class IdempotencyFilter implements ContainerRequestFilter, WriterIn
         try {
             exchange.complete(new byte[0]);
         } catch (RuntimeException e) {
-            HttpAnswer answer = advertised(answers.failure(e, true).orElseThrow(() -> e));
+            HttpAnswer answer = advertised(answers.failure(e, true).orElseThrow(() -> e), settings);
             response.getHeaders().clear();
             Response replacement = response(answer);
             response.setStatus(replacement.getStatus());
@@ -227,13 +227,13 @@ public final class IdempotencyFilter implements ContainerRequestFilter, WriterIn
                 throw e; // the client has the response already
             }
             // Nothing was sent yet: the runtime answers the failure's response instead of the resource's.
-            throw new WebApplicationException(e, response(advertised(answers.failure(e, true).orElseThrow(() -> e))));
+            throw new WebApplicationException(e, response(advertised(answers.failure(e, true).orElseThrow(() -> e), settings)));
         }
         capture.release(); // stored: now the client gets it
     }
 
     /** {@code answer} with the key's lifetime: on every answer to a covered request that reached the engine. */
-    private HttpAnswer advertised(HttpAnswer answer) {
+    private static HttpAnswer advertised(HttpAnswer answer, Settings settings) {
         return HttpAnswers.advertisingRetention(answer, settings.idem().retention());
     }
 
