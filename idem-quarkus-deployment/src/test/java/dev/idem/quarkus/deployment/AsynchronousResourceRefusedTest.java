@@ -22,7 +22,7 @@ class AsynchronousResourceRefusedTest {
             .withApplicationRoot(jar -> jar.addClasses(ReactiveOrders.class))
             .overrideConfigKey("quarkus.datasource.db-kind", "postgresql")
             .overrideConfigKey("quarkus.datasource.jdbc.url", RealServices.postgresUrl())
-            .overrideConfigKey("quarkus.datasource.devservices.enabled", "false")
+            .overrideConfigKey("quarkus.devservices.enabled", "false")
             .assertException(failure -> assertThat(messages(failure))
                     .contains("ReactiveOrders#uni (it returns Uni)")
                     .contains("ReactiveOrders#stage (it returns CompletionStage)")

@@ -36,7 +36,7 @@ class IdempotentResourceTest {
             .withApplicationRoot(jar -> jar.addClasses(Orders.class, ThreadProbe.class, EffectsTable.class, Http.class))
             .overrideConfigKey("quarkus.datasource.db-kind", "postgresql")
             .overrideConfigKey("quarkus.datasource.jdbc.url", RealServices.postgresUrl())
-            .overrideConfigKey("quarkus.datasource.devservices.enabled", "false")
+            .overrideConfigKey("quarkus.devservices.enabled", "false")
             .overrideConfigKey("quarkus.http.test-port", "0")
             .overrideConfigKey("quarkus.idem.jdbc.table-name", "idem_quarkus_http");
 
