@@ -36,6 +36,9 @@ class IdemProcessor {
 
     private static final DotName IDEMPOTENT = DotName.createSimple(Idempotent.class.getName());
     private static final DotName NON_BLOCKING = DotName.createSimple("io.smallrye.common.annotation.NonBlocking");
+    private static final DotName BLOCKING = DotName.createSimple("io.smallrye.common.annotation.Blocking");
+    private static final DotName VIRTUAL_THREAD = DotName.createSimple("io.smallrye.common.annotation.RunOnVirtualThread");
+    private static final DotName APPLICATION = DotName.createSimple("jakarta.ws.rs.core.Application");
     private static final DotName SUSPENDED = DotName.createSimple("jakarta.ws.rs.container.Suspended");
     private static final DotName SSE_SINK = DotName.createSimple("jakarta.ws.rs.sse.SseEventSink");
     private static final Set<DotName> HTTP_METHODS = Set.of("GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS").stream()
@@ -76,14 +79,16 @@ class IdemProcessor {
     void refuseAsynchronousMethods(CombinedIndexBuildItem combinedIndex, BuildProducer<ValidationErrorBuildItem> errors) {
         IndexView index = combinedIndex.getIndex();
         List<String> refused = new ArrayList<>();
+        // @NonBlocking on the Application class makes that the default of every resource method.
+        boolean nonBlockingByDefault = index.getAllKnownSubclasses(APPLICATION).stream().anyMatch(app -> app.hasDeclaredAnnotation(NON_BLOCKING));
         for (AnnotationInstance idempotent : index.getAnnotations(IDEMPOTENT)) {
             AnnotationTarget target = idempotent.target();
             if (target.kind() == AnnotationTarget.Kind.METHOD) {
-                check(target.asMethod(), refused);
+                check(target.asMethod(), nonBlockingByDefault, refused);
             } else if (target.kind() == AnnotationTarget.Kind.CLASS) {
                 for (MethodInfo method : target.asClass().methods()) {
                     if (!method.hasDeclaredAnnotation(IDEMPOTENT)) {
-                        check(method, refused);
+                        check(method, nonBlockingByDefault, refused);
                     }
                 }
             }
@@ -95,7 +100,7 @@ class IdemProcessor {
         }
     }
 
-    private static void check(MethodInfo method, List<String> refused) {
+    private static void check(MethodInfo method, boolean nonBlockingByDefault, List<String> refused) {
         if (HTTP_METHODS.stream().noneMatch(method::hasDeclaredAnnotation)) {
             return; // not a resource method (sub-resource locators are not covered by name binding either)
         }
@@ -103,7 +108,7 @@ class IdemProcessor {
         DotName returned = method.returnType().name();
         if (ASYNC_RETURNS.contains(returned)) {
             refused.add(name + " (it returns " + returned.withoutPackagePrefix() + ")");
-        } else if (nonBlocking(method)) {
+        } else if (nonBlocking(method, nonBlockingByDefault)) {
             refused.add(name + " (it is @NonBlocking: it runs on the event loop)");
         } else {
             for (MethodParameterInfo parameter : method.parameters()) {
@@ -115,8 +120,18 @@ class IdemProcessor {
         }
     }
 
-    private static boolean nonBlocking(MethodInfo method) {
+    /** Quarkus' rule: the method's annotation, else its class's, else the application's default. */
+    private static boolean nonBlocking(MethodInfo method, boolean nonBlockingByDefault) {
         ClassInfo type = method.declaringClass();
-        return method.hasDeclaredAnnotation(NON_BLOCKING) || type.hasDeclaredAnnotation(NON_BLOCKING);
+        if (method.hasDeclaredAnnotation(NON_BLOCKING)) {
+            return true;
+        }
+        if (method.hasDeclaredAnnotation(BLOCKING) || method.hasDeclaredAnnotation(VIRTUAL_THREAD)) {
+            return false;
+        }
+        if (type.hasDeclaredAnnotation(NON_BLOCKING)) {
+            return true;
+        }
+        return nonBlockingByDefault && !type.hasDeclaredAnnotation(BLOCKING) && !type.hasDeclaredAnnotation(VIRTUAL_THREAD);
     }
 }

@@ -16,7 +16,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.UUID;
@@ -66,7 +65,7 @@ class ApplicationRestartTest {
     }
 
     private static String get(String url) throws IOException, InterruptedException {
-        HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> response = Http.send(HttpRequest.newBuilder(URI.create(url)).build());
         assertThat(response.statusCode()).isEqualTo(200);
         return response.body();
     }

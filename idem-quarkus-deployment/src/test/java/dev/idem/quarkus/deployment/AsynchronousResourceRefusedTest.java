@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.idem.jakarta.rest.Idempotent;
 import dev.idem.testing.RealServices;
 import io.quarkus.test.QuarkusUnitTest;
+import io.smallrye.common.annotation.Blocking;
 import io.smallrye.common.annotation.NonBlocking;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.POST;
@@ -19,7 +20,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class AsynchronousResourceRefusedTest {
     @RegisterExtension
     static final QuarkusUnitTest APP = new QuarkusUnitTest()
-            .withApplicationRoot(jar -> jar.addClasses(ReactiveOrders.class))
+            .withApplicationRoot(jar -> jar.addClasses(ReactiveOrders.class, EventLoopOrders.class))
             .overrideConfigKey("quarkus.datasource.db-kind", "postgresql")
             .overrideConfigKey("quarkus.datasource.jdbc.url", RealServices.postgresUrl())
             .overrideConfigKey("quarkus.devservices.enabled", "false")
@@ -28,7 +29,9 @@ class AsynchronousResourceRefusedTest {
                     .contains("ReactiveOrders#stage (it returns CompletionStage)")
                     .contains("ReactiveOrders#onTheEventLoop (it is @NonBlocking: it runs on the event loop)")
                     .contains("ReactiveOrders#suspended (its response is sent later, through AsyncResponse)")
-                    .doesNotContain("ReactiveOrders#blocking"));
+                    .contains("EventLoopOrders#inherited (it is @NonBlocking: it runs on the event loop)")
+                    .doesNotContain("ReactiveOrders#blocking")
+                    .doesNotContain("EventLoopOrders#onAWorker"));
 
     @Test
     void theBuildFailsNamingEachMethodThatIsNotSynchronousAndBlocking() {
@@ -77,6 +80,26 @@ class AsynchronousResourceRefusedTest {
         @POST
         @Path("/blocking")
         public String blocking() {
+            return "done";
+        }
+    }
+
+    /** Non-blocking by its class: its methods run on the event loop unless they say @Blocking. */
+    @Path("/event-loop")
+    @NonBlocking
+    public static class EventLoopOrders {
+        @POST
+        @Path("/inherited")
+        @Idempotent
+        public String inherited() {
+            return "done";
+        }
+
+        @POST
+        @Path("/worker")
+        @Idempotent
+        @Blocking
+        public String onAWorker() {
             return "done";
         }
     }

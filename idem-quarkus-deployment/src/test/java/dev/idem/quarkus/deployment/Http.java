@@ -15,8 +15,6 @@ import javax.sql.DataSource;
 /** What the tests send and count: JSON posts with or without a key, and the effects table. */
 final class Http {
     static final String EFFECTS_TABLE = "idem_quarkus_effects";
-    private static final HttpClient CLIENT = HttpClient.newHttpClient();
-
     private Http() {
     }
 
@@ -27,7 +25,16 @@ final class Http {
         if (key != null) {
             request.header("Idempotency-Key", key);
         }
-        return CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        return send(request.build());
+    }
+
+    /**
+     * Over a new HTTP/1.1 connection: the JDK client would otherwise upgrade to HTTP/2 and keep the
+     * connection, which a restarting application closes under the next request (GOAWAY).
+     */
+    static HttpResponse<String> send(HttpRequest request) throws IOException, InterruptedException {
+        HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        return client.send(request, HttpResponse.BodyHandlers.ofString());
     }
 
     /** The effect of one run of a resource method: a row naming what it was for. */
