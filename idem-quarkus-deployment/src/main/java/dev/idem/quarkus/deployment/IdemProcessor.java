@@ -25,8 +25,9 @@ import org.jboss.jandex.MethodParameterInfo;
 /**
  * The build steps of idem's Quarkus extension: the feature, the beans, the binding of idem-jakarta-rest's
  * filters to {@code @Idempotent} resource methods, and the refusal of the methods they cannot cover.
+ * Quarkus runs them at build time; applications never call this class.
  */
-class IdemProcessor {
+public class IdemProcessor {
     static final String FEATURE = "idem";
     /**
      * idem-jakarta-rest's mapper of last resort: a covered request whose exception nothing maps fails its
