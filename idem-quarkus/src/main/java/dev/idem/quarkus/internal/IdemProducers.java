@@ -1,6 +1,7 @@
 package dev.idem.quarkus.internal;
 
 import dev.idem.Idem;
+import dev.idem.inbox.Inbox;
 import dev.idem.jakarta.rest.IdempotencyFeature;
 import dev.idem.jakarta.rest.ScopeResolver;
 import dev.idem.jdbc.JdbcIdempotencyStore;
@@ -51,6 +52,22 @@ public class IdemProducers {
                 .failureRetryAfter(config.failureRetryAfter());
         config.credentialHeader().ifPresent(header -> builder.scopeResolver(ScopeResolver.credentialHeader(header)));
         return builder.build();
+    }
+
+    /**
+     * The inbox on the default datasource, for consumers ({@code @Incoming} methods) that apply each
+     * message once: {@code Inbox.process} claims the message's id in the transaction of the handler's
+     * writes. Built, and its tables migrated, when a bean first needs it.
+     */
+    @Produces
+    @Singleton
+    @DefaultBean
+    public Inbox inbox(DataSource dataSource, IdemConfig config) {
+        Inbox inbox = Inbox.builder(dataSource).build();
+        if (config.jdbc().migrateAtStart()) {
+            inbox.migrate();
+        }
+        return inbox;
     }
 
     /** Builds the engine, and so migrates the store, before the application takes requests: a bad setting fails startup. */
