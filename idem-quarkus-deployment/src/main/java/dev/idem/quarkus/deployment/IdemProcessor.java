@@ -9,6 +9,7 @@ import io.quarkus.deployment.annotations.BuildProducer;
 import io.quarkus.deployment.annotations.BuildStep;
 import io.quarkus.deployment.builditem.CombinedIndexBuildItem;
 import io.quarkus.deployment.builditem.FeatureBuildItem;
+import io.quarkus.deployment.builditem.nativeimage.ReflectiveClassBuildItem;
 import io.quarkus.resteasy.reactive.spi.DynamicFeatureBuildItem;
 import io.quarkus.resteasy.reactive.spi.ExceptionMapperBuildItem;
 import java.util.ArrayList;
@@ -69,6 +70,26 @@ public class IdemProcessor {
     ExceptionMapperBuildItem unhandledFailures() {
         // For Throwable: the application's own, more specific mappers win.
         return new ExceptionMapperBuildItem(UNHANDLED_FAILURE_MAPPER, Throwable.class.getName(), null, true);
+    }
+
+    /**
+     * Native image: the filters read {@code @Idempotent} through {@code ResourceInfo.getResourceMethod()},
+     * which looks the method up by reflection. (Native mode is not tested.)
+     */
+    @BuildStep
+    void reflectionOnAnnotatedResources(CombinedIndexBuildItem combinedIndex, BuildProducer<ReflectiveClassBuildItem> reflection) {
+        Set<String> classes = new java.util.TreeSet<>();
+        for (AnnotationInstance idempotent : combinedIndex.getIndex().getAnnotations(IDEMPOTENT)) {
+            AnnotationTarget target = idempotent.target();
+            if (target.kind() == AnnotationTarget.Kind.METHOD) {
+                classes.add(target.asMethod().declaringClass().name().toString());
+            } else if (target.kind() == AnnotationTarget.Kind.CLASS) {
+                classes.add(target.asClass().name().toString());
+            }
+        }
+        if (!classes.isEmpty()) {
+            reflection.produce(ReflectiveClassBuildItem.builder(classes).methods().build());
+        }
     }
 
     /**
