@@ -20,6 +20,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.UUID;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import javax.sql.DataSource;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -42,6 +44,8 @@ class KafkaInboxTest {
      * application's class loader, where its static fields are initialised anew.
      */
     private static final String SERVERS_PROPERTY = KafkaInboxTest.class.getName() + ".servers";
+    /** Warnings only from Kafka's clients (the broker's readiness probe logs each attempt), before the application's own log settings. */
+    private static final Logger KAFKA_LOG = warningsOnly("org.apache.kafka");
     /** The broker, in the copy that started it (the other copy's is null); its shutdown hook stops it otherwise. */
     private static KafkaBroker broker;
     private static final String BOOTSTRAP_SERVERS = bootstrapServers();
@@ -54,7 +58,8 @@ class KafkaInboxTest {
             .overrideConfigKey("quarkus.devservices.enabled", "false")
             .overrideConfigKey("kafka.bootstrap.servers", BOOTSTRAP_SERVERS)
             .overrideConfigKey("mp.messaging.incoming.payments.topic", TOPIC)
-            .overrideConfigKey("mp.messaging.incoming.payments.auto.offset.reset", "earliest");
+            .overrideConfigKey("mp.messaging.incoming.payments.auto.offset.reset", "earliest")
+            .overrideConfigKey("quarkus.log.category.\"org.apache.kafka\".level", "WARN"); // not every client's configuration
 
     @Inject
     DataSource dataSource;
@@ -94,6 +99,12 @@ class KafkaInboxTest {
         ProducerRecord<String, String> record = new ProducerRecord<>(TOPIC, value);
         record.headers().add(KafkaHeaders.MESSAGE_ID, messageId.getBytes(StandardCharsets.UTF_8));
         return record;
+    }
+
+    private static Logger warningsOnly(String category) {
+        Logger logger = Logger.getLogger(category);
+        logger.setLevel(Level.WARNING);
+        return logger;
     }
 
     private static String bootstrapServers() {
