@@ -56,6 +56,7 @@ class KafkaInboxTest {
             .overrideConfigKey("quarkus.datasource.db-kind", "postgresql")
             .overrideConfigKey("quarkus.datasource.jdbc.url", RealServices.postgresUrl())
             .overrideConfigKey("quarkus.devservices.enabled", "false")
+            .overrideConfigKey("quarkus.http.test-port", "0")
             .overrideConfigKey("kafka.bootstrap.servers", BOOTSTRAP_SERVERS)
             .overrideConfigKey("mp.messaging.incoming.payments.topic", TOPIC)
             .overrideConfigKey("mp.messaging.incoming.payments.auto.offset.reset", "earliest")
