@@ -4,6 +4,7 @@ import dev.idem.Execution;
 import dev.idem.Idem;
 import dev.idem.http.HttpAnswers;
 import dev.idem.http.RequestBodies;
+import dev.idem.jakarta.rest.internal.DeferredFilter;
 import dev.idem.jakarta.rest.internal.IdempotencyFilter;
 import dev.idem.jakarta.rest.internal.UnhandledFailureMapper;
 import dev.idem.spi.Arguments;
@@ -17,6 +18,7 @@ import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * Makes the {@link Idempotent} resource methods of a Jakarta REST application idempotent under a
@@ -67,31 +69,47 @@ public final class IdempotencyFeature implements Feature {
 
     @Override
     public boolean configure(FeatureContext context) {
-        context.register(new Binder(settings));
+        context.register(new Binder(this));
         context.register(IdempotencyFilter.responseFilter(settings), IdempotencyFilter.RESPONSE_FILTER_PRIORITY);
         // Ends the execution of a covered request whose exception no mapper of the application handles.
         context.register(new UnhandledFailureMapper());
         return true;
     }
 
+    /**
+     * Binds to {@code resource}, if it is {@link Idempotent} (the method's annotation winning over its
+     * class's), a filter that takes its feature from {@code feature} at its first request. For a runtime
+     * that configures dynamic features from its own registry, before the application's engine can be
+     * built (Quarkus REST, at static init, through idem-quarkus); the caller registers the feature's
+     * mapper of last resort itself. Does nothing for a method without the annotation.
+     */
+    public static void bindDeferred(ResourceInfo resource, FeatureContext context, Supplier<IdempotencyFeature> feature) {
+        Objects.requireNonNull(feature, "feature is null");
+        idempotent(resource).ifPresent(idempotent -> context.register(
+                new DeferredFilter(() -> new IdempotencyFilter(feature.get().settings, idempotent.keyRequired())), Priorities.USER));
+    }
+
+    private static Optional<Idempotent> idempotent(ResourceInfo resource) {
+        Method method = resource.getResourceMethod();
+        Idempotent idempotent = method == null ? null : method.getAnnotation(Idempotent.class);
+        if (idempotent == null && resource.getResourceClass() != null) {
+            idempotent = resource.getResourceClass().getAnnotation(Idempotent.class);
+        }
+        return Optional.ofNullable(idempotent);
+    }
+
     /** Binds a filter to each {@link Idempotent} resource method, with that method's settings. */
     private static final class Binder implements DynamicFeature {
-        private final IdempotencyFilter.Settings settings;
+        private final IdempotencyFeature feature;
 
-        Binder(IdempotencyFilter.Settings settings) {
-            this.settings = settings;
+        Binder(IdempotencyFeature feature) {
+            this.feature = feature;
         }
 
         @Override
         public void configure(ResourceInfo resource, FeatureContext context) {
-            Method method = resource.getResourceMethod();
-            Idempotent idempotent = method == null ? null : method.getAnnotation(Idempotent.class);
-            if (idempotent == null && resource.getResourceClass() != null) {
-                idempotent = resource.getResourceClass().getAnnotation(Idempotent.class);
-            }
-            if (idempotent != null) {
-                context.register(new IdempotencyFilter(settings, idempotent.keyRequired()), Priorities.USER);
-            }
+            idempotent(resource).ifPresent(idempotent ->
+                    context.register(new IdempotencyFilter(feature.settings, idempotent.keyRequired()), Priorities.USER));
         }
     }
 

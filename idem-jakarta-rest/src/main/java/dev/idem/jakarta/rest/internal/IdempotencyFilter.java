@@ -73,6 +73,10 @@ public final class IdempotencyFilter implements ContainerRequestFilter, WriterIn
         this.answers = new HttpAnswers(settings.headerName(), settings.failureRetryAfter());
     }
 
+    Settings settings() {
+        return settings;
+    }
+
     // ---- request ------------------------------------------------------------------------------
 
     @Override
