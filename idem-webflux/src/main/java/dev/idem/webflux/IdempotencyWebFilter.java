@@ -18,6 +18,7 @@ import dev.idem.webflux.internal.Bodies;
 import dev.idem.webflux.internal.BufferedRequest;
 import dev.idem.webflux.internal.CapturingResponse;
 import dev.idem.webflux.internal.ExchangeNames;
+import dev.idem.webflux.internal.Headers;
 import dev.idem.webflux.internal.WebFluxAnswers;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -122,7 +123,7 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
             return chain.filter(exchange);
         }
         ServerHttpRequest request = exchange.getRequest();
-        HttpAnswers.KeyHeader keyHeader = answers.key(request.getHeaders().getOrEmpty(headerName));
+        HttpAnswers.KeyHeader keyHeader = answers.key(Headers.values(request.getHeaders(), headerName));
         if (keyHeader instanceof HttpAnswers.KeyHeader.Refused refused) {
             return write(refused.answer(), exchange);
         }
