@@ -19,6 +19,7 @@ class PaymentsController {
         this.effects = effects;
     }
 
+    // sample: webflux-boot-annotated
     @PostMapping("/payments/{account}")
     @Idempotent
     Mono<ResponseEntity<Map<String, Object>>> pay(@PathVariable String account, @RequestBody Mono<Map<String, Object>> body) {
@@ -28,6 +29,7 @@ class PaymentsController {
                     .body(Map.of("account", account, "amount", request.get("amount"), "run", run));
         });
     }
+    // end sample
 
     @PostMapping("/notes")
     Mono<Map<String, Object>> note(@RequestBody Mono<String> body) {

@@ -26,6 +26,7 @@ public class PaymentsWebFluxApplication {
     }
 
     /** {@code POST /refunds/{id}}: a functional route, idempotent through the starter's filter. */
+    // sample: webflux-boot-route
     @Bean
     RouterFunction<ServerResponse> refunds(IdempotencyWebFilter idem, Effects effects) {
         return RouterFunctions.route()
@@ -37,6 +38,7 @@ public class PaymentsWebFluxApplication {
                 .filter(IdempotentRouteFilter.of(idem))
                 .build();
     }
+    // end sample
 
     /** How often each handler ran. */
     public static final class Effects {
