@@ -30,6 +30,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
@@ -170,6 +171,13 @@ class WebFluxAppTest {
         });
         contexts().withUserConfiguration(WebFlux.class).run(context ->
                 assertThat(context).hasNotFailed().hasSingleBean(IdempotencyWebFilter.class).hasBean("idempotencyWebFilter"));
+    }
+
+    @Test
+    void aReactiveApplicationNeedsNeitherTheServletApiNorSpringMvc() {
+        contexts().withClassLoader(new FilteredClassLoader("jakarta.servlet", "org.springframework.web.servlet"))
+                .withUserConfiguration(WebFlux.class).run(context -> assertThat(context).hasNotFailed()
+                        .hasSingleBean(IdempotencyWebFilter.class).doesNotHaveBean("idempotencyFilterRegistration"));
     }
 
     /** Idem's auto-configuration alone in a reactive context, on the test's database. */
