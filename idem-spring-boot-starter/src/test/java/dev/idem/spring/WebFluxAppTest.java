@@ -82,7 +82,7 @@ class WebFluxAppTest {
     }
 
     @Test
-    void anAnnotatedHandlerRunsOnceAndItsRepeatGetsTheSameStatusHeadersAndBody() throws Exception {
+    void anAnnotatedHandlerRunsOnceAndItsRepeatGetsTheSameStatusHeadersAndBodyOffTheEventLoop() throws Exception {
         String key = UUID.randomUUID().toString();
         int before = effects().count("pay");
 
@@ -98,6 +98,8 @@ class WebFluxAppTest {
         assertThat(effects().count("pay") - before).as("one effect").isEqualTo(1);
         assertThat(scopesOfKey(key)).as("the handler's URL pattern is the route, as on Spring MVC")
                 .singleElement().asString().endsWith(" POST /payments/{account}");
+        assertThat(app.getBean(PaymentsWebFluxApplication.EngineThreads.class).names()).as("the store's calls: boundedElastic")
+                .isNotEmpty().allSatisfy(name -> assertThat(name).startsWith("boundedElastic-"));
     }
 
     @Test

@@ -2,7 +2,10 @@ package dev.idem.spring.reactive.app;
 
 import dev.idem.webflux.IdempotencyWebFilter;
 import dev.idem.webflux.IdempotentRouteFilter;
+import dev.idem.IdemListener;
+import dev.idem.Scope;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
@@ -23,6 +26,31 @@ public class PaymentsWebFluxApplication {
     @Bean
     Effects effects() {
         return new Effects();
+    }
+
+    /** The threads the engine's claims and replays ran on: the store scheduler's, never an event loop. */
+    @Bean
+    EngineThreads engineThreads() {
+        return new EngineThreads();
+    }
+
+    /** Records the thread of each claim and replay the engine reports. */
+    public static final class EngineThreads implements IdemListener {
+        private final Set<String> names = ConcurrentHashMap.newKeySet();
+
+        @Override
+        public void claimed(Scope scope, int attempt) {
+            names.add(Thread.currentThread().getName());
+        }
+
+        @Override
+        public void replayed(Scope scope) {
+            names.add(Thread.currentThread().getName());
+        }
+
+        public Set<String> names() {
+            return Set.copyOf(names);
+        }
     }
 
     /** {@code POST /refunds/{id}}: a functional route, idempotent through the starter's filter. */
