@@ -1,5 +1,5 @@
 /**
- * idem's Spring Boot starter: auto-configuration of the store, the engine, the servlet filter,
+ * idem's Spring Boot starter: auto-configuration of the store, the engine, the servlet filter, the WebFlux filter,
  * {@code @IdempotentMethod}, {@code @IdempotentListener}, the meters and the span events.
  *
  * <p>One descriptor for both Boot lines: idem-spring-boot-starter (Boot 4) and idem-spring-boot3-starter
@@ -11,7 +11,7 @@
  * them live in {@code dev.idem.spring.internal} and its sub-packages, which are not exported. Spring
  * creates those beans (and calls the auto-configurations' factory methods) by reflection, so every
  * package is opened to the Spring modules that do so. The Spring jars are automatic modules; the parts an
- * application may leave out (Redis, Spring MVC, JDBC transactions, Kafka, RabbitMQ, Micrometer,
+ * application may leave out (Redis, Spring MVC, Spring WebFlux, JDBC transactions, Kafka, RabbitMQ, Micrometer,
  * OpenTelemetry, the admin API and its actuator endpoint) are optional.
  */
 @SuppressWarnings({"requires-automatic", "requires-transitive-automatic"})
@@ -36,6 +36,9 @@ module dev.idem.spring {
     requires static transitive micrometer.core;
     requires static spring.web;
     requires static transitive spring.webmvc;
+    requires static transitive dev.idem.webflux;
+    requires static spring.webflux;
+    requires static reactor.core;
     requires static transitive spring.jdbc;
     requires static transitive spring.tx;
     requires static spring.messaging;

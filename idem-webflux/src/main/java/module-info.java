@@ -7,7 +7,7 @@ module dev.idem.webflux {
     requires transitive spring.web;
     requires transitive spring.webflux;
     requires transitive dev.idem.client;
-    requires spring.core;
+    requires transitive spring.core;
     requires transitive reactor.core;
     requires org.reactivestreams;
 

@@ -471,11 +471,11 @@ public class IdemProperties implements InitializingBean {
         }
     }
 
-    /** Registration of the servlet filter. */
+    /** Registration of the servlet filter (or the WebFlux filter). */
     public static class Filter {
         /**
-         * Order of the filter among the servlet filters: early, but after Spring Security's filter
-         * chain (-100) so the authenticated principal is known.
+         * Order of the filter among the servlet filters (a WebFlux application's WebFilters): early,
+         * but after Spring Security's filter chain (-100) so the authenticated principal is known.
          */
         private int order = -90;
 

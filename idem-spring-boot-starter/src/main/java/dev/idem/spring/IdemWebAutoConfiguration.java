@@ -8,13 +8,11 @@ import dev.idem.servlet.ScopeResolver;
 import dev.idem.spring.internal.AnonymousScopeWarning;
 import dev.idem.spring.internal.EndpointPolicies;
 import dev.idem.spring.internal.HandlerMappingRoutePolicyResolver;
+import dev.idem.spring.internal.HttpFilterSettings;
 import dev.idem.spring.internal.IdemFailurePassThrough;
 import dev.idem.spring.internal.SpringTransactionalRunners;
 import dev.idem.spring.internal.TransactionalRunners;
 import jakarta.servlet.DispatcherType;
-import java.util.LinkedHashSet;
-import java.util.List;
-import java.util.Set;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -88,10 +86,9 @@ public class IdemWebAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     public ScopeResolver idemScopeResolver(IdemProperties properties) {
-        String header = properties.getScope().getCredentialHeader();
-        return header == null || header.isEmpty()
-                ? ScopeResolver.userPrincipal(IdemRoutes::route)
-                : ScopeResolver.credentialHeader(header, IdemRoutes::route);
+        return new HttpFilterSettings(properties).credentialHeader()
+                .map(header -> ScopeResolver.credentialHeader(header, IdemRoutes::route))
+                .orElseGet(() -> ScopeResolver.userPrincipal(IdemRoutes::route));
     }
 
     /** A WARN at start naming the covered routes whose callers would all share the anonymous scope. */
@@ -120,40 +117,22 @@ public class IdemWebAutoConfiguration {
     public FilterRegistrationBean<IdempotencyFilter> idempotencyFilterRegistration(
             Idem idem, IdemProperties properties, RoutePolicyResolver routePolicies, ScopeResolver scopes,
             RequestFingerprinter fingerprinter) {
-        long responseCap = properties.getMaxResponseBytes().toBytes();
-        if (responseCap > idem.maxResponseBytes()) {
-            throw new InvalidConfigurationPropertyValueException("idem.max-response-bytes", properties.getMaxResponseBytes(),
-                    "must not exceed the Idem bean's maxResponseBytes (" + idem.maxResponseBytes()
-                            + " bytes), or responses between the two would fail instead of being stored without their body");
-        }
+        HttpFilterSettings settings = new HttpFilterSettings(properties).requireResponseCapWithin(idem);
         IdempotencyFilter filter = IdempotencyFilter.builder(idem)
-                .methods(filterMethods(properties, routePolicies))
-                .headerName(properties.getHeaderName())
+                .methods(settings.methods(routePolicies instanceof HandlerMappingRoutePolicyResolver).toArray(String[]::new))
+                .headerName(settings.headerName())
                 .routePolicyResolver(routePolicies)
                 .scopeResolver(scopes)
                 .fingerprinter(fingerprinter)
-                .maxRequestBytes((int) properties.getMaxRequestBytes().toBytes())
+                .maxRequestBytes(settings.maxRequestBytes())
                 .storagePolicy(properties.storagePolicy())
-                .failureRetryAfter(properties.getFailureRetryAfter())
+                .failureRetryAfter(settings.failureRetryAfter())
                 .build();
         FilterRegistrationBean<IdempotencyFilter> registration = new FilterRegistrationBean<>(filter);
         registration.setName("idempotencyFilter");
-        registration.setOrder(properties.getFilter().getOrder());
+        registration.setOrder(settings.order());
         registration.setDispatcherTypes(DispatcherType.REQUEST);
         registration.addUrlPatterns("/*");
         return registration;
-    }
-
-    /**
-     * {@code idem.methods}, and with the starter's resolver also every method an {@code @Idempotent}
-     * covers (POST, PUT, PATCH, DELETE): the resolver leaves unannotated handlers of those to the
-     * default policy's {@code idem.methods}. An application's own resolver is asked for {@code idem.methods} only.
-     */
-    private static String[] filterMethods(IdemProperties properties, RoutePolicyResolver routePolicies) {
-        Set<String> methods = new LinkedHashSet<>(properties.getMethods());
-        if (routePolicies instanceof HandlerMappingRoutePolicyResolver) {
-            methods.addAll(List.of("POST", "PUT", "PATCH", "DELETE"));
-        }
-        return methods.toArray(String[]::new);
     }
 }

@@ -7,7 +7,7 @@ import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
 /**
- * Makes a Spring MVC endpoint idempotent under the {@code Idempotency-Key} header: the first request
+ * Makes a Spring MVC or Spring WebFlux endpoint idempotent under the {@code Idempotency-Key} header: the first request
  * with a key runs the handler, and every repeat gets its stored response with
  * {@code Idempotent-Replayed: true}.
  *
@@ -25,6 +25,10 @@ import java.lang.annotation.Target;
  * <p>Durations are Spring Boot duration strings ({@code 30s}, {@code 5m}, {@code 24h}, {@code PT1H})
  * and may use {@code ${…}} placeholders; empty means the global setting. Values are checked when the
  * application starts: a bad one fails startup with a message naming the method.
+ *
+ * <p>On WebFlux (idem-webflux on the class path) the same rules hold, with one exception:
+ * {@link #transactional()} fails startup, since a JDBC transaction is bound to one thread. A functional
+ * route takes {@code IdempotentRouteFilter.of(filter)} with the starter's {@code IdempotencyWebFilter}.
  */
 @Target({ElementType.METHOD, ElementType.TYPE})
 @Retention(RetentionPolicy.RUNTIME)

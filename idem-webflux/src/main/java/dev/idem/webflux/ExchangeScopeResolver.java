@@ -13,7 +13,9 @@ import reactor.core.publisher.Mono;
  * The {@link Scope} of a covered exchange: who asks (principal) and for what (method and route),
  * {@code "<principal> <METHOD> <route>"} as idem-http's {@link RequestScopes} makes it — the same scope
  * the Servlet filter gives the same request. The same key under another scope is another record, so
- * one principal never sees another's response. The route is the path within the application.
+ * one principal never sees another's response. The route is the exchange's {@link #ROUTE_ATTRIBUTE}
+ * when set (the handler's URL pattern, {@code /orders/{id}/pay}, so one endpoint is one operation
+ * whatever its path variables), else the path within the application.
  *
  * <p>Scopes appear in exception messages and metrics, so a resolver must not put secrets in them:
  * {@link #credentialHeader(String)} keeps only a digest. Implementations must be thread-safe, must
@@ -21,6 +23,12 @@ import reactor.core.publisher.Mono;
  */
 @FunctionalInterface
 public interface ExchangeScopeResolver {
+    /**
+     * Exchange attribute holding the route to scope by, a non-empty {@code String}: set by whatever found the
+     * handler (the Spring Boot starter, {@link IdempotentRouteFilter}) before the scope is resolved.
+     */
+    String ROUTE_ATTRIBUTE = ExchangeScopeResolver.class.getName() + ".route";
+
     /** The scope; an empty Mono is an error. */
     Mono<Scope> resolve(ServerWebExchange exchange);
 
@@ -56,7 +64,12 @@ public interface ExchangeScopeResolver {
 
     private static Scope scope(String principal, ServerWebExchange exchange) {
         Objects.requireNonNull(exchange, "exchange is null");
-        return RequestScopes.scope(principal, exchange.getRequest().getMethod().name(),
-                ExchangeNames.pathWithinApplication(exchange.getRequest()));
+        return RequestScopes.scope(principal, exchange.getRequest().getMethod().name(), route(exchange));
+    }
+
+    /** The exchange's {@link #ROUTE_ATTRIBUTE} if set, else the path within the application. */
+    private static String route(ServerWebExchange exchange) {
+        Object route = exchange.getAttributes().get(ROUTE_ATTRIBUTE);
+        return route instanceof String text && !text.isEmpty() ? text : ExchangeNames.pathWithinApplication(exchange.getRequest());
     }
 }

@@ -19,6 +19,7 @@ import dev.idem.webflux.internal.Bodies;
 import dev.idem.webflux.internal.BufferedRequest;
 import dev.idem.webflux.internal.CapturingResponse;
 import dev.idem.webflux.internal.ExchangeNames;
+import dev.idem.webflux.internal.Headers;
 import dev.idem.webflux.internal.WebFluxAnswers;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,6 +30,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.springframework.core.Ordered;
 import org.springframework.core.io.buffer.DataBufferLimitException;
 import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.HttpHeaders;
@@ -62,7 +64,7 @@ import reactor.core.scheduler.Schedulers;
  * {@link Idem#maxResponseBytes() cap}); a streamed (server-sent events) response is held until it
  * ends. Immutable and thread-safe; made by {@link #builder(Idem)}.
  */
-public final class IdempotencyWebFilter implements WebFilter {
+public final class IdempotencyWebFilter implements WebFilter, Ordered {
     /** The key header of the IETF draft and Stripe. */
     public static final String DEFAULT_HEADER_NAME = "Idempotency-Key";
     /** Default of the request body cap: 1 MiB. */
@@ -80,21 +82,24 @@ public final class IdempotencyWebFilter implements WebFilter {
     private final Idem idem;
     private final List<Route> routes;
     private final String headerName;
-    private final boolean keyRequired;
+    private final ExchangePolicyResolver policies;
     private final int maxRequestBytes;
     private final ExchangeScopeResolver scopes;
     private final Scheduler storeScheduler;
     private final HttpAnswers answers;
+    private final int order;
 
     private IdempotencyWebFilter(Builder b) {
         this.idem = b.idem;
         this.routes = b.routes.isEmpty() ? List.of(new Route(new LinkedHashSet<>(List.of("POST", "PATCH")), b.parse("/**"))) : List.copyOf(b.routes);
         this.headerName = b.headerName;
-        this.keyRequired = b.keyRequired;
+        this.policies = b.policies != null ? b.policies
+                : ExchangePolicyResolver.always(b.keyRequired ? ExchangePolicy.required() : ExchangePolicy.optional());
         this.maxRequestBytes = b.maxRequestBytes;
         this.scopes = b.scopes;
         this.storeScheduler = b.storeScheduler;
         this.answers = new HttpAnswers(headerName, b.failureRetryAfter);
+        this.order = b.order;
     }
 
     /**
@@ -115,23 +120,37 @@ public final class IdempotencyWebFilter implements WebFilter {
 
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
-        ServerHttpRequest request = exchange.getRequest();
-        if (exchange.getAttribute(APPLIED_ATTRIBUTE) != null || !covered(request)) {
+        if (exchange.getAttribute(APPLIED_ATTRIBUTE) != null || !covered(exchange.getRequest())) {
             return chain.filter(exchange);
         }
-        HttpAnswers.KeyHeader keyHeader = answers.key(request.getHeaders().getOrEmpty(headerName));
+        return policies.resolve(exchange)
+                .switchIfEmpty(Mono.error(() -> new IllegalStateException("the ExchangePolicyResolver returned an empty Mono")))
+                .flatMap(policy -> apply(policy, exchange, chain));
+    }
+
+    /**
+     * Runs {@code exchange} under {@code policy}, whatever the filter's routes: the filter's own path
+     * once its routes and resolver have decided, and {@link IdempotentRouteFilter}'s on a functional route,
+     * so both take every decision here. An exchange this filter already took on passes through.
+     */
+    Mono<Void> apply(ExchangePolicy policy, ServerWebExchange exchange, WebFilterChain chain) {
+        if (!policy.covered() || exchange.getAttribute(APPLIED_ATTRIBUTE) != null) {
+            return chain.filter(exchange);
+        }
+        ServerHttpRequest request = exchange.getRequest();
+        HttpAnswers.KeyHeader keyHeader = answers.key(Headers.values(request.getHeaders(), headerName));
         if (keyHeader instanceof HttpAnswers.KeyHeader.Refused refused) {
             return write(refused.answer(), exchange);
         }
         if (!(keyHeader instanceof HttpAnswers.KeyHeader.Valid valid)) {
-            return keyRequired ? write(answers.keyMissing(), exchange) : chain.filter(exchange);
+            return policy.keyRequired() ? write(answers.keyMissing(), exchange) : chain.filter(exchange);
         }
         if (request.getHeaders().getContentLength() > maxRequestBytes) {
             return write(answers.requestTooLarge(maxRequestBytes), exchange); // refused before reading a byte
         }
         exchange.getAttributes().put(APPLIED_ATTRIBUTE, Boolean.TRUE);
         return readBody(request)
-                .flatMap(body -> keyed(exchange, chain, valid.key(), body))
+                .flatMap(body -> keyed(policy.idem().orElse(idem), exchange, chain, valid.key(), body))
                 .onErrorResume(DataBufferLimitException.class, e -> write(answers.requestTooLarge(maxRequestBytes), exchange));
     }
 
@@ -150,7 +169,7 @@ public final class IdempotencyWebFilter implements WebFilter {
         return Bodies.bytes(DataBufferUtils.join(request.getBody(), maxRequestBytes));
     }
 
-    private Mono<Void> keyed(ServerWebExchange exchange, WebFilterChain chain, IdempotencyKey key, byte[] body) {
+    private Mono<Void> keyed(Idem engine, ServerWebExchange exchange, WebFilterChain chain, IdempotencyKey key, byte[] body) {
         Fingerprint fingerprint;
         try {
             fingerprint = fingerprint(exchange.getRequest(), body);
@@ -159,7 +178,7 @@ public final class IdempotencyWebFilter implements WebFilter {
         }
         return scopes.resolve(exchange)
                 .switchIfEmpty(Mono.error(() -> new IllegalStateException("the ExchangeScopeResolver returned an empty Mono")))
-                .flatMap(scope -> start(scope, key, fingerprint))
+                .flatMap(scope -> start(engine, scope, key, fingerprint))
                 .flatMap(began -> {
                     if (began.refusal() != null) {
                         return write(advertised(began.refusal()), exchange);
@@ -178,8 +197,8 @@ public final class IdempotencyWebFilter implements WebFilter {
     }
 
     /** The engine's claim, on the store scheduler; a store failure becomes its answer (503), as nothing ran. */
-    private Mono<Began> start(Scope scope, IdempotencyKey key, Fingerprint fingerprint) {
-        return Mono.fromCallable(() -> new Began(idem.start(scope, key, fingerprint), null))
+    private Mono<Began> start(Idem engine, Scope scope, IdempotencyKey key, Fingerprint fingerprint) {
+        return Mono.fromCallable(() -> new Began(engine.start(scope, key, fingerprint), null))
                 .subscribeOn(storeScheduler)
                 .onErrorResume(e -> answers.failure(e, false)
                         .map(answer -> Mono.just(new Began(null, answer)))
@@ -252,9 +271,15 @@ public final class IdempotencyWebFilter implements WebFilter {
         return WebFluxAnswers.write(answer, exchange.getResponse());
     }
 
+    /** Its place among an application's {@code WebFilter}s ({@link Builder#order}). */
+    @Override
+    public int getOrder() {
+        return order;
+    }
+
     @Override
     public String toString() {
-        return "IdempotencyWebFilter[routes=" + routes + ", header=" + headerName + ", keyRequired=" + keyRequired
+        return "IdempotencyWebFilter[routes=" + routes + ", header=" + headerName + ", policies=" + policies
                 + ", maxRequestBytes=" + maxRequestBytes + ", storeScheduler=" + storeScheduler + ", " + idem + "]";
     }
 
@@ -275,10 +300,12 @@ public final class IdempotencyWebFilter implements WebFilter {
         private final List<Route> routes = new ArrayList<>();
         private String headerName = DEFAULT_HEADER_NAME;
         private boolean keyRequired = true;
+        private ExchangePolicyResolver policies;
         private int maxRequestBytes = DEFAULT_MAX_BODY_BYTES;
         private ExchangeScopeResolver scopes = ExchangeScopeResolver.principal();
         private Scheduler storeScheduler = Schedulers.boundedElastic();
         private Duration failureRetryAfter = DEFAULT_FAILURE_RETRY_AFTER;
+        private int order = Ordered.LOWEST_PRECEDENCE;
 
         private Builder(Idem idem) {
             this.idem = Objects.requireNonNull(idem, "idem is null");
@@ -314,10 +341,21 @@ public final class IdempotencyWebFilter implements WebFilter {
 
         /**
          * Whether a covered request without a key is answered 400 {@code key-missing} (true, the
-         * default) or passes through, unprotected (false).
+         * default) or passes through, unprotected (false). The policy of every exchange on the routes
+         * unless a {@link #policyResolver} decides per exchange.
          */
         public Builder keyRequired(boolean keyRequired) {
             this.keyRequired = keyRequired;
+            return this;
+        }
+
+        /**
+         * Decides per exchange on the filter's routes whether it is covered, whether its key is
+         * required and which engine runs it (an annotation on the handler, say); replaces
+         * {@link #keyRequired}. Default: every exchange on the routes, with {@link #keyRequired}.
+         */
+        public Builder policyResolver(ExchangePolicyResolver resolver) {
+            this.policies = Objects.requireNonNull(resolver, "policyResolver is null");
             return this;
         }
 
@@ -358,6 +396,16 @@ public final class IdempotencyWebFilter implements WebFilter {
          */
         public Builder failureRetryAfter(Duration failureRetryAfter) {
             this.failureRetryAfter = Arguments.positive("failureRetryAfter", failureRetryAfter);
+            return this;
+        }
+
+        /**
+         * Its place among the application's {@code WebFilter}s ({@link Ordered}, lower first): after a
+         * security filter (Spring Security's chain is at -100), so the principal is known. Default
+         * {@link Ordered#LOWEST_PRECEDENCE}, the place of a filter without an order.
+         */
+        public Builder order(int order) {
+            this.order = order;
             return this;
         }
 

@@ -7,6 +7,7 @@ import dev.idem.client.RetryRules.Decision;
 import dev.idem.client.RetryRules.GiveUp;
 import dev.idem.client.RetryRules.Retry;
 import dev.idem.http.HttpAnswers;
+import dev.idem.webflux.internal.Headers;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.LinkedHashSet;
@@ -85,7 +86,7 @@ public final class IdempotentWebClientFilter implements ExchangeFilterFunction {
         }
         String supplied;
         try {
-            supplied = RetryRules.suppliedKey(request.headers().get(headerName), headerName);
+            supplied = RetryRules.suppliedKey(Headers.values(request.headers(), headerName), headerName);
         } catch (IllegalArgumentException e) {
             return Mono.error(e);
         }

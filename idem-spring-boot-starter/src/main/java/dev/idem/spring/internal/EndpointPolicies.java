@@ -15,7 +15,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.env.PropertyResolver;
 import org.springframework.web.method.HandlerMethod;
-import org.springframework.web.servlet.function.HandlerFunction;
 
 /**
  * The {@link RoutePolicy} of each handler: from its {@link Idempotent} (method, else class), or the
@@ -47,6 +46,14 @@ public final class EndpointPolicies {
         this.defaultMethods = Set.copyOf(properties.getMethods());
     }
 
+    /**
+     * The engine the filter runs an endpoint on unless its policy has its own: the application's with
+     * {@code idem.not-stored-statuses} deciding storage.
+     */
+    public Idem engine() {
+        return idem;
+    }
+
     /** Methods that change nothing (RFC 9110 §9.2.1): never covered, and an {@code @Idempotent} on a handler of one is refused. */
     public static final Set<String> SAFE_METHODS = Set.of("GET", "HEAD", "OPTIONS", "TRACE");
 
@@ -60,9 +67,11 @@ public final class EndpointPolicies {
     /**
      * The policy of a request of {@code httpMethod} to {@code handler}: an {@code @Idempotent} covers
      * its handler for every method that is not safe (POST, PUT, PATCH, DELETE, …); the default policy
-     * covers only {@code idem.methods}; a safe method is never covered.
+     * covers only {@code idem.methods}; a safe method is never covered. {@code functional}: the handler
+     * is a functional endpoint's {@code HandlerFunction} (Spring MVC's or WebFlux's), which carries no
+     * annotation. Shared by both stacks' resolvers.
      */
-    public RoutePolicy forRequest(Object handler, String httpMethod) {
+    public RoutePolicy forRequest(Object handler, boolean functional, String httpMethod) {
         if (SAFE_METHODS.contains(httpMethod) && !defaultMethods.contains(httpMethod)) {
             return RoutePolicy.notCovered();
         }
@@ -73,7 +82,7 @@ public final class EndpointPolicies {
             }
             return defaultMethods.contains(httpMethod) ? decided.policy() : RoutePolicy.notCovered();
         }
-        return defaultMethods.contains(httpMethod) ? forHandler(handler) : RoutePolicy.notCovered();
+        return defaultMethods.contains(httpMethod) ? forHandler(handler, functional) : RoutePolicy.notCovered();
     }
 
     /**
@@ -98,11 +107,11 @@ public final class EndpointPolicies {
     }
 
     /** The policy of a handler found by a {@code HandlerMapping}; not covered for handlers idem cannot read. */
-    public RoutePolicy forHandler(Object handler) {
+    private RoutePolicy forHandler(Object handler, boolean functional) {
         if (handler instanceof HandlerMethod method) {
             return forMethod(method);
         }
-        if (handler instanceof HandlerFunction<?>) {
+        if (functional) {
             // Functional endpoints carry no annotation: covered only when everything is.
             return properties.getDefaultPolicy() == IdemProperties.DefaultPolicy.ALL ? RoutePolicy.required() : RoutePolicy.notCovered();
         }

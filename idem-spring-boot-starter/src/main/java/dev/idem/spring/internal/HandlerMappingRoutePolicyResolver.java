@@ -24,6 +24,7 @@ import org.springframework.web.method.HandlerMethod;
 import org.springframework.web.servlet.HandlerExecutionChain;
 import org.springframework.web.servlet.HandlerMapping;
 import org.springframework.web.bind.annotation.RequestMethod;
+import org.springframework.web.servlet.function.HandlerFunction;
 import org.springframework.web.servlet.handler.AbstractHandlerMethodMapping;
 import org.springframework.web.servlet.mvc.method.RequestMappingInfo;
 import org.springframework.web.util.ServletRequestPathUtils;
@@ -94,7 +95,8 @@ public final class HandlerMappingRoutePolicyResolver implements RoutePolicyResol
             if (chain == null) {
                 continue;
             }
-            RoutePolicy policy = policies.forRequest(chain.getHandler(), request.getMethod());
+            Object handler = chain.getHandler();
+            RoutePolicy policy = policies.forRequest(handler, handler instanceof HandlerFunction<?>, request.getMethod());
             Object pattern = lookup.localAttribute(HandlerMapping.BEST_MATCHING_PATTERN_ATTRIBUTE);
             if (policy.covered() && pattern != null) {
                 request.setAttribute(IdemRoutes.ROUTE_ATTRIBUTE, pattern.toString());

@@ -48,8 +48,8 @@ public final class CapturingResponse extends ServerHttpResponseDecorator {
 
     public CapturingResponse(ServerHttpResponse response) {
         super(response);
-        this.atEntry = HttpHeaders.copyOf(response.getHeaders());
-        this.headers = HttpHeaders.copyOf(response.getHeaders());
+        this.atEntry = Headers.copy(response.getHeaders());
+        this.headers = Headers.copy(response.getHeaders());
     }
 
     @Override
@@ -143,8 +143,8 @@ public final class CapturingResponse extends ServerHttpResponseDecorator {
         if (!HttpAnswers.storesHeader(name)) {
             return;
         }
-        List<String> outer = atEntry.get(name);
-        if (outer == null) {
+        List<String> outer = Headers.values(atEntry, name);
+        if (outer.isEmpty()) {
             stored.put(name, List.copyOf(values));
         } else if (values.size() > outer.size() && values.subList(0, outer.size()).equals(outer)) {
             stored.put(name, List.copyOf(values.subList(outer.size(), values.size())));

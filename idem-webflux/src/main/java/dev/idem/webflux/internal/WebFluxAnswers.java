@@ -24,7 +24,7 @@ public final class WebFluxAnswers {
             }
         }
         if (!answer.hasContent()) {
-            headers.remove(HttpHeaders.CONTENT_LENGTH);
+            Headers.remove(headers, HttpHeaders.CONTENT_LENGTH);
             return response.setComplete();
         }
         byte[] body = answer.body();
