@@ -65,7 +65,14 @@ public final class CardGateway implements AutoCloseable {
         } catch (SQLException e) {
             throw new IllegalStateException("cannot prepare the gateway's ledger table: " + e.getMessage(), e);
         }
-        TransactionalIdem idem = TransactionalIdem.of(Idem.builder().store(store).build());
+        // A retention shorter than the engine's default lease takes the lease down with it (the engine
+        // refuses a retention shorter than the lease); the gateway's claims last one transaction anyway.
+        Idem defaults = Idem.builder().store(store).build();
+        Idem.Builder builder = defaults.toBuilder().retention(config.retention());
+        if (config.retention().compareTo(defaults.lease()) < 0) {
+            builder.lease(config.retention());
+        }
+        TransactionalIdem idem = TransactionalIdem.of(builder.build());
         ExecutorService executor = Executors.newFixedThreadPool(config.threads(), daemonThreads());
         try {
             HttpServer server = HttpServer.create(new InetSocketAddress(config.bind(), config.port()), 256);

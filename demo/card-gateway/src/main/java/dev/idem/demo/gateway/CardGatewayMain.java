@@ -3,6 +3,7 @@ package dev.idem.demo.gateway;
 import com.zaxxer.hikari.HikariDataSource;
 import java.net.InetAddress;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -39,6 +40,10 @@ public final class CardGatewayMain implements Callable<Integer> {
     @Option(names = "--seed", description = "Seed of the generator that decides probabilistic faults (default: ${DEFAULT-VALUE}).", defaultValue = "1")
     long seed;
 
+    @Option(names = "--retention-seconds", description = "How long a charge's Idempotency-Key replays its answer; after it the key is forgotten (default: ${DEFAULT-VALUE}, 24 h).",
+            defaultValue = "86400")
+    long retentionSeconds;
+
     @Option(names = "--threads", description = "Request threads (default: ${DEFAULT-VALUE}).", defaultValue = "32")
     int threads;
 
@@ -58,7 +63,11 @@ public final class CardGatewayMain implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(new CommandLine(this), "--fault: " + e.getMessage());
         }
-        GatewayConfig config = new GatewayConfig(InetAddress.getByName(bind), port, faults, seed, reset, threads);
+        if (retentionSeconds < 1) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--retention-seconds must be at least 1, was " + retentionSeconds);
+        }
+        GatewayConfig config = new GatewayConfig(InetAddress.getByName(bind), port, faults, seed, reset, threads,
+                Duration.ofSeconds(retentionSeconds));
         CompletableFuture<JsonMapper> json = CompletableFuture.supplyAsync(CardGateway::jsonMapper);
         HikariDataSource dataSource = GatewayDatabase.open(dataDir, db);
         CardGateway gateway;
@@ -74,8 +83,8 @@ public final class CardGatewayMain implements Callable<Integer> {
             dataSource.close();
             stopped.countDown();
         }, "card-gateway-shutdown"));
-        System.out.printf("card-gateway listening on %s (%s, faults: %s, seed %d) ready in %d ms%n",
-                gateway.baseUrl(), GatewayDatabase.describe(dataDir, db), faults, seed, (System.nanoTime() - started) / 1_000_000);
+        System.out.printf("card-gateway listening on %s (%s, faults: %s, seed %d, keys kept %d s) ready in %d ms%n",
+                gateway.baseUrl(), GatewayDatabase.describe(dataDir, db), faults, seed, retentionSeconds, (System.nanoTime() - started) / 1_000_000);
         System.out.flush();
         stopped.await();
         return 0;

@@ -102,6 +102,22 @@ abstract class CardGatewayContract {
     }
 
     @Test
+    void aKeyPastItsRetentionIsForgottenSoTheSameChargeWithItIsChargedAgain() throws Exception {
+        GatewayClient gateway = start(GatewayConfig.defaults().withRetention(java.time.Duration.ofSeconds(1)));
+
+        HttpResponse<String> first = gateway.charge("key-late", GatewayClient.body(700, "EUR", "card-late"));
+        Thread.sleep(1_500);                        // past the retention: only a lower bound, never a race
+        HttpResponse<String> late = gateway.charge("key-late", GatewayClient.body(700, "EUR", "card-late"));
+
+        assertThat(first.statusCode()).isEqualTo(201);
+        assertThat(late.statusCode()).isEqualTo(201);
+        assertThat(late.headers().firstValue("Idempotent-Replayed")).as("not a replay: the key was forgotten").isEmpty();
+        assertThat(late.body()).isNotEqualTo(first.body());
+        assertThat(gateway.ledger().get("perKey").get("key-late").intValue()).as("charged twice under one key").isEqualTo(2);
+        assertThatThrownBy(() -> GatewayConfig.defaults().withRetention(java.time.Duration.ZERO)).hasMessageContaining("retention");
+    }
+
+    @Test
     void concurrentChargesWithOneKeyMakeOneLedgerRowAndOneAnswer() throws Exception {
         GatewayClient gateway = start(GatewayConfig.defaults().withFaults(FaultPlan.parse("latency-after=50")));
         int callers = 8;

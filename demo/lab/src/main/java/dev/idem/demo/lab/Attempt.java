@@ -12,7 +12,7 @@ package dev.idem.demo.lab;
  * @param status         the answer's status, 0 if none came
  * @param failure        why no answer came (connection refused, closed without a response, timeout), else null
  * @param replayed       the answer said {@code Idempotent-Replayed: true}
- * @param body           the answer's body, kept for 2xx answers only (to compare replies)
+ * @param body           the answer's body, kept for 2xx answers (to compare replies) and 410 ones (to read their problem type)
  */
 public record Attempt(int sender, int number, String key, long startMillis, long durationMicros, boolean sent, int status,
                       String failure, boolean replayed, String body) {
@@ -23,5 +23,10 @@ public record Attempt(int sender, int number, String key, long startMillis, long
 
     public boolean succeeded() {
         return status >= 200 && status < 300;
+    }
+
+    /** A 410 {@code key-expired}: the key's request completed earlier, its response is no longer kept, and nothing ran. */
+    public boolean expired() {
+        return status == 410 && body != null && body.contains(PaymentsServiceContract.KEY_EXPIRED_TYPE);
     }
 }

@@ -6,7 +6,9 @@ public enum Expectation {
     DUPLICATES_CHARGES("duplicates charges"),
     /** The charges are exactly once, but the ledger consumer applies some payment events twice. */
     DUPLICATES_LEDGER_ENTRIES("duplicates ledger entries"),
-    EXACTLY_ONCE("0 lost, 0 duplicated");
+    EXACTLY_ONCE("0 lost, 0 duplicated"),
+    /** Exactly once, and every retry after the key's response expired answered 410 {@code key-expired} without running. */
+    ANSWERS_EXPIRED("0 duplicated, late retries 410");
 
     private final String label;
 

@@ -1,5 +1,7 @@
 package dev.idem.demo.lab;
 
+import java.time.Duration;
+
 /**
  * What goes wrong during a scenario, and how the lab makes it happen: the proxy's drop rates, the
  * gateway's faults, how many senders race for one payment, and what the lab does to the service.
@@ -19,10 +21,18 @@ public enum Fault {
      * The ledger consumer halts right after its database commit and before its offset commit, then is
      * restarted: the broker delivers that batch again.
      */
-    CONSUMER_KILLED_AFTER_COMMIT("consumer killed between commit and ack", 0, 0, "none", 1, 1, Disruption.KILL_CONSUMER);
+    CONSUMER_KILLED_AFTER_COMMIT("consumer killed between commit and ack", 0, 0, "none", 1, 1, Disruption.KILL_CONSUMER),
+    /**
+     * Every payment is paid once, then retried once more with its key after its response's retention
+     * has passed — in the service and at the gateway alike, both running with a 2 s retention for the
+     * row: long enough to pay, short enough to wait for (a real gateway forgets its keys too: Stripe's
+     * after 24 h).
+     */
+    RETRY_AFTER_EXPIRY("retry after the response expired (2 s)", 0, 0, "none", 1, 1, Disruption.RETRY_AFTER_EXPIRY,
+            Duration.ofSeconds(2));
 
     /** What the lab does to the service during the scenario. */
-    public enum Disruption { NONE, KILL_DURING_TRAFFIC, RESTART_BEFORE_RETRIES, KILL_CONSUMER }
+    public enum Disruption { NONE, KILL_DURING_TRAFFIC, RESTART_BEFORE_RETRIES, KILL_CONSUMER, RETRY_AFTER_EXPIRY }
 
     private final String label;
     private final double dropRequest;
@@ -31,8 +41,14 @@ public enum Fault {
     private final int minSenders;
     private final int maxSenders;
     private final Disruption disruption;
+    private final Duration keyRetention;
 
     Fault(String label, double dropRequest, double dropResponse, String gatewayFaults, int minSenders, int maxSenders, Disruption disruption) {
+        this(label, dropRequest, dropResponse, gatewayFaults, minSenders, maxSenders, disruption, null);
+    }
+
+    Fault(String label, double dropRequest, double dropResponse, String gatewayFaults, int minSenders, int maxSenders, Disruption disruption,
+          Duration keyRetention) {
         this.label = label;
         this.dropRequest = dropRequest;
         this.dropResponse = dropResponse;
@@ -40,6 +56,7 @@ public enum Fault {
         this.minSenders = minSenders;
         this.maxSenders = maxSenders;
         this.disruption = disruption;
+        this.keyRetention = keyRetention;
     }
 
     public String label() {
@@ -69,5 +86,10 @@ public enum Fault {
 
     public Disruption disruption() {
         return disruption;
+    }
+
+    /** How long the service and the gateway keep a key's response during the scenario; null: their own defaults (24 h). */
+    public Duration keyRetention() {
+        return keyRetention;
     }
 }

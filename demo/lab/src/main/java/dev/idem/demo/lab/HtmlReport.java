@@ -64,6 +64,8 @@ final class HtmlReport {
         rows(html, TableRenderer.HEADERS, results.stream().map(r -> new TableLine(TableRenderer.cells(r), r.asExpected())).toList(), 4, 12,
                 "lost: no charge and the client gave up; charged 2+: charged more than once; unconfirmed: charged but the "
                         + "client gave up without a 2xx; replies differ: keys whose 2xx replies were not identical; latency per request.");
+        results.stream().filter(r -> r.scenario().fault() == Fault.RETRY_AFTER_EXPIRY)
+                .forEach(r -> html.append("<p>").append(escape(TableRenderer.lateRetryLegend(r))).append("</p>\n"));
         html.append("<h3>Charges per payment</h3>\n");
         html.append(barChart(results));
         html.append("<h3>One replayed request</h3>\n");

@@ -43,7 +43,7 @@ final class JsonReport {
         ObjectNode node = JSON.createObjectNode();
         node.put("id", s.id());
         node.put("client", s.strategy().name().toLowerCase().replace('_', '-'));
-        node.put("server", s.variant().flag());
+        node.put("server", s.variant().id());
         node.put("fault", s.fault().name().toLowerCase().replace('_', '-'));
         node.put("faultDescription", s.fault().label());
         node.put("expectation", s.expectation().label());
@@ -58,6 +58,7 @@ final class JsonReport {
         figures.put("unconfirmed", f.unconfirmed());
         figures.put("keysWithDifferingReplies", f.differingKeys());
         figures.put("confirmedWithoutCharge", f.confirmedWithoutCharge());
+        figures.put("answeredKeyExpired", f.expired());
         figures.put("p50Millis", f.p50Millis());
         figures.put("p99Millis", f.p99Millis());
         ObjectNode histogram = node.putObject("paymentsByCharges");

@@ -1,6 +1,7 @@
 package dev.idem.demo.lab;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -12,12 +13,13 @@ import java.util.List;
  * <pre>
  * java -Xmx256m -jar demo/payments-service/target/payments-service.jar \
  *      --server.port=P --gateway.url=http://127.0.0.1:G --data-dir=DIR [--db=JDBC_URL] \
- *      [--variant=correct|key-after-effect|memory-store] [--crash-at=POINT]
+ *      [--variant=correct|key-after-effect|memory-store] [--crash-at=POINT] [--idem.retention=2000ms] [--idem.tombstones=1h]
  *
  * POST /payments   {"amount":1250,"currency":"EUR","card":"..."}   Idempotency-Key optional
  *   201 {"id":"...","status":"paid","chargeId":"...","amount":1250,"currency":"EUR"}
  *   a replay carries "Idempotent-Replayed: true"; 409 + Retry-After while the key is in progress;
- *   422 for the key reused with another body; 4xx application/problem+json for bad input
+ *   422 for the key reused with another body; with idem.tombstones, 410 urn:idem:problem:key-expired for the
+ *   key retried after its response's retention; 4xx application/problem+json for bad input
  * GET  /payments/{id}
  * GET  /actuator/health  → 200 when ready
  * </pre>
@@ -34,6 +36,8 @@ public final class PaymentsServiceContract {
     public static final String PAYMENTS_PATH = "/payments";
     public static final String KEY_HEADER = "Idempotency-Key";
     public static final String REPLAYED_HEADER = "Idempotent-Replayed";
+    /** The problem type of the 410 a tombstone answers: the key's request completed, its response is no longer kept. */
+    public static final String KEY_EXPIRED_TYPE = "urn:idem:problem:key-expired";
 
     private PaymentsServiceContract() {
     }
@@ -48,7 +52,13 @@ public final class PaymentsServiceContract {
             args.add("--db=" + db);
         }
         args.add("--variant=" + variant.flag());
+        args.addAll(variant.settings());
         return args;
+    }
+
+    /** The argument that keeps a key's response for {@code retention} instead of the service's 24 h. */
+    public static String retentionArgument(Duration retention) {
+        return "--idem.retention=" + retention.toMillis() + "ms";
     }
 
     /** The arguments that make the service publish its payment events through the outbox to a Kafka topic. */

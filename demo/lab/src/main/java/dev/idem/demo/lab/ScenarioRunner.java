@@ -23,6 +23,8 @@ final class ScenarioRunner {
     /** A request older than this is past the gateway's charge when the gateway answers 250 ms late. */
     private static final long KILL_WHEN_IN_FLIGHT_MILLIS = 120;
     private static final List<String> CURRENCIES = List.of("EUR", "USD", "GBP", "RON", "CHF");
+    /** Beyond a key's retention, before the late retries: the store's clock and the lab's need not tick together. */
+    private static final java.time.Duration PAST_RETENTION = java.time.Duration.ofSeconds(1);
     /** How long the ledger consumer may take to apply the last events after the last payment. */
     private static final java.time.Duration CONSUMER_CATCH_UP = java.time.Duration.ofSeconds(120);
 
@@ -41,13 +43,13 @@ final class ScenarioRunner {
 
     ScenarioResult run(Scenario scenario, long seed) throws InterruptedException {
         long started = System.nanoTime();
-        stack.ensureGateway(scenario.fault().gatewayFaults());
+        stack.ensureGateway(scenario.fault().gatewayFaults(), scenario.fault().keyRetention());
         String topic = null;
         if (scenario.messaging()) {
             topic = "payment-events-" + scenario.id() + "-" + runTag;
             stack.ensureTopic(topic);
         }
-        stack.ensureService(scenario.variant(), topic);
+        stack.ensureService(scenario.variant(), topic, scenario.fault().keyRetention());
         if (!scenario.messaging()) {
             // A messaging scenario skips it: its event would be one more in the topic, and the consumer's
             // crash points count records, so a crash could fall on a batch that is the warm-up alone.
@@ -159,6 +161,15 @@ final class ScenarioRunner {
                 }
                 return kills.get();
             }
+            case RETRY_AFTER_EXPIRY -> {
+                sendAll(payments, Sender.MAX_ATTEMPTS, settled, tick);
+                java.time.Duration wait = scenario.fault().keyRetention().plus(PAST_RETENTION);
+                progress.event("waiting " + wait.toSeconds() + " s, past the responses' retention, then retrying every payment with its key");
+                ChildProcess.sleep(wait.toMillis());
+                settled.set(0);
+                eachPayment(payments, settled, tick, group -> group.get(0).retryLate());
+                return 0;
+            }
             default -> {
                 sendAll(payments, Sender.MAX_ATTEMPTS, settled, tick);
                 return 0;
@@ -190,13 +201,27 @@ final class ScenarioRunner {
 
     /** Runs every payment's senders with {@code budget} attempts each, {@code concurrency} payments at a time. */
     private void sendAll(List<List<Sender>> payments, int budget, AtomicInteger settled, Runnable tick) throws InterruptedException {
-        ExecutorService workers = Executors.newFixedThreadPool(settings.concurrency(), daemon("lab-client"));
         ExecutorService clicks = Executors.newCachedThreadPool(daemon("lab-click"));
+        try {
+            eachPayment(payments, settled, tick, group -> sendTogether(group, budget, clicks));
+        } finally {
+            clicks.shutdownNow();
+        }
+    }
+
+    /** What a payment's senders do, on one of the lab's client threads. */
+    private interface PaymentTask {
+        void run(List<Sender> group) throws Exception;
+    }
+
+    /** Runs {@code task} for every payment, {@code concurrency} payments at a time. */
+    private void eachPayment(List<List<Sender>> payments, AtomicInteger settled, Runnable tick, PaymentTask task) throws InterruptedException {
+        ExecutorService workers = Executors.newFixedThreadPool(settings.concurrency(), daemon("lab-client"));
         try {
             List<Future<?>> done = new ArrayList<>();
             for (List<Sender> group : payments) {
                 done.add(workers.submit(() -> {
-                    sendTogether(group, budget, clicks);
+                    task.run(group);
                     settled.incrementAndGet();
                     tick.run();
                     return null;
@@ -211,7 +236,6 @@ final class ScenarioRunner {
             }
         } finally {
             workers.shutdownNow();
-            clicks.shutdownNow();
         }
         tick.run();
     }

@@ -7,7 +7,8 @@ import java.util.Map;
 
 /**
  * The lab's scenarios, in the order of the table: the naive clients, the broken servers, then idem;
- * last the messaging rows, where the service's payment events reach a ledger consumer through Kafka.
+ * then a retry after the key's response expired, without and with tombstones; last the messaging
+ * rows, where the service's payment events reach a ledger consumer through Kafka.
  */
 public final class Scenarios {
     private static final List<Scenario> ALL = List.of(
@@ -20,6 +21,10 @@ public final class Scenarios {
             new Scenario("idem-sigkill", ClientStrategy.IDEMPOTENT, ServerVariant.CORRECT, Fault.SIGKILL_MID_REQUEST, Expectation.EXACTLY_ONCE),
             new Scenario("idem-gateway-fail", ClientStrategy.IDEMPOTENT, ServerVariant.CORRECT, Fault.GATEWAY_FAIL_AFTER, Expectation.EXACTLY_ONCE),
             new Scenario("idem-double-click", ClientStrategy.IDEMPOTENT, ServerVariant.CORRECT, Fault.DOUBLE_CLICK, Expectation.EXACTLY_ONCE),
+            new Scenario("expired-no-tombstones", ClientStrategy.IDEMPOTENT, ServerVariant.CORRECT, Fault.RETRY_AFTER_EXPIRY,
+                    Expectation.DUPLICATES_CHARGES),
+            new Scenario("expired-tombstones", ClientStrategy.IDEMPOTENT, ServerVariant.TOMBSTONES, Fault.RETRY_AFTER_EXPIRY,
+                    Expectation.ANSWERS_EXPIRED),
             new Scenario("ledger-no-inbox", ClientStrategy.IDEMPOTENT, ServerVariant.CORRECT, Fault.CONSUMER_KILLED_AFTER_COMMIT,
                     Expectation.DUPLICATES_LEDGER_ENTRIES, ConsumerMode.NO_INBOX),
             new Scenario("ledger-inbox", ClientStrategy.IDEMPOTENT, ServerVariant.CORRECT, Fault.CONSUMER_KILLED_AFTER_COMMIT,

@@ -72,6 +72,15 @@ final class Sender {
         return done;
     }
 
+    /**
+     * One more attempt after the sender finished, with the same key and body, as a client retrying much
+     * later would (a confirmation it never saw, a batch job run again); whatever the answer, it stays finished.
+     */
+    void retryLate() {
+        send();
+        done = true;
+    }
+
     private Attempt send() {
         attempts++;
         String key = switch (strategy.keyUse()) {
@@ -99,7 +108,7 @@ final class Sender {
         LabHttp.Response response = result.response();
         int status = response == null ? 0 : response.status();
         boolean replayed = response != null && "true".equalsIgnoreCase(response.header(PaymentsServiceContract.REPLAYED_HEADER));
-        String body = status >= 200 && status < 300 ? response.body() : null;
+        String body = status >= 200 && status < 300 || status == 410 ? response.body() : null;
         Attempt attempt = new Attempt(index, attempts, key, (startNanos - scenarioStartNanos) / 1_000_000, result.micros(),
                 result.sent(), status, result.failure(), replayed, body);
         record.add(attempt);

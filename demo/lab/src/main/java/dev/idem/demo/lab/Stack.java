@@ -31,10 +31,12 @@ final class Stack implements AutoCloseable {
     private final int servicePort = Ports.free();
     private ChildProcess gateway;
     private String gatewayFaults;
+    private Duration gatewayRetention;
     private boolean gatewayReset;
     private ChildProcess service;
     private ServerVariant serviceVariant;
     private String serviceTopic;
+    private Duration serviceRetention;
     private int serviceStarts;
     private KafkaBroker broker;
 
@@ -54,7 +56,15 @@ final class Stack implements AutoCloseable {
 
     /** Runs the gateway with these faults, restarting it if it runs with others. The first start clears its ledger. */
     synchronized void ensureGateway(String faults) {
-        if (gateway != null && gateway.alive() && faults.equals(gatewayFaults)) {
+        ensureGateway(faults, null);
+    }
+
+    /**
+     * Runs the gateway with these faults, keeping a charge's key for {@code retention} (null: its default,
+     * 24 h), restarting it if it runs otherwise. The first start clears its ledger.
+     */
+    synchronized void ensureGateway(String faults, Duration retention) {
+        if (gateway != null && gateway.alive() && faults.equals(gatewayFaults) && java.util.Objects.equals(retention, gatewayRetention)) {
             return;
         }
         if (gateway != null) {
@@ -66,6 +76,9 @@ final class Stack implements AutoCloseable {
         if (settings.db() != null) {
             args.addAll(List.of("--db", settings.db()));
         }
+        if (retention != null) {
+            args.addAll(List.of("--retention-seconds", Long.toString(retention.toSeconds())));
+        }
         if (!gatewayReset) {
             args.add("--reset");
             gatewayReset = true;
@@ -73,7 +86,9 @@ final class Stack implements AutoCloseable {
         gateway = ChildProcess.start(components.gateway(), args, settings.logDir().resolve("card-gateway.log"));
         gateway.awaitReady(gatewayPort, "/health", GATEWAY_START);
         gatewayFaults = faults;
-        events.accept("card gateway up on :" + gatewayPort + " (faults: " + faults + ")");
+        gatewayRetention = retention;
+        events.accept("card gateway up on :" + gatewayPort + " (faults: " + faults
+                + (retention == null ? "" : ", keys kept " + retention.toSeconds() + " s") + ")");
     }
 
     /** Runs the payments service in this variant without payment events, replacing one of another variant or with events. */
@@ -86,13 +101,24 @@ final class Stack implements AutoCloseable {
      * lab's broker (null: no events), replacing one that runs otherwise.
      */
     synchronized void ensureService(ServerVariant variant, String topic) {
-        if (service != null && service.alive() && variant == serviceVariant && java.util.Objects.equals(topic, serviceTopic)) {
+        ensureService(variant, topic, null);
+    }
+
+    /**
+     * Runs the payments service in this variant, publishing its payment events to {@code topic} (null:
+     * none) and keeping a key's response for {@code retention} (null: the service's 24 h), replacing
+     * one that runs otherwise.
+     */
+    synchronized void ensureService(ServerVariant variant, String topic, Duration retention) {
+        if (service != null && service.alive() && variant == serviceVariant && java.util.Objects.equals(topic, serviceTopic)
+                && java.util.Objects.equals(retention, serviceRetention)) {
             return;
         }
         if (service != null) {
             service.stop();
         }
         serviceTopic = topic;
+        serviceRetention = retention;
         startService(variant);
     }
 
@@ -151,16 +177,20 @@ final class Stack implements AutoCloseable {
 
     private void startService(ServerVariant variant) {
         List<String> args = new ArrayList<>(PaymentsServiceContract.arguments(servicePort, "http://127.0.0.1:" + gatewayPort,
-                settings.workDir().resolve("payments-" + variant.flag()), settings.db(), variant));
+                settings.workDir().resolve("payments-" + variant.id()), settings.db(), variant));
         if (serviceTopic != null) {
             args.addAll(PaymentsServiceContract.eventArguments(broker.bootstrapServers(), serviceTopic));
+        }
+        if (serviceRetention != null) {
+            args.add(PaymentsServiceContract.retentionArgument(serviceRetention));
         }
         service = ChildProcess.start(components.paymentsService(), args, settings.logDir().resolve("payments-service.log"));
         service.awaitReady(servicePort, PaymentsServiceContract.READINESS_PATH, SERVICE_START);
         serviceVariant = variant;
         serviceStarts++;
-        events.accept("payments service up on :" + servicePort + " (variant " + variant.flag()
-                + (serviceTopic == null ? "" : ", events to " + serviceTopic) + ")");
+        events.accept("payments service up on :" + servicePort + " (variant " + variant.id()
+                + (serviceTopic == null ? "" : ", events to " + serviceTopic)
+                + (serviceRetention == null ? "" : ", responses kept " + serviceRetention.toSeconds() + " s") + ")");
     }
 
     Components components() {

@@ -96,6 +96,7 @@ final class TableRenderer {
         List<ScenarioResult> payments = report.results().stream().filter(r -> r.ledger() == null).toList();
         if (!payments.isEmpty()) {
             httpTables(out, payments.stream().map(TableRenderer::cells).toList());
+            payments.stream().filter(r -> r.scenario().fault() == Fault.RETRY_AFTER_EXPIRY).forEach(r -> legend(out, lateRetryLegend(r)));
         }
         ledgerTables(out, report);
         patternTable(out, report);
@@ -113,6 +114,29 @@ final class TableRenderer {
         legend(out, "lost: no charge at the gateway and the client gave up.  charged 2+: payments the gateway charged more than once.  "
                 + "unconfirmed: charged, but the client gave up without a 2xx.  replies differ: keys whose 2xx replies were not identical.  "
                 + "Counted from the gateway's GET /ledger joined to the clients' records by card; latency is per request.");
+    }
+
+    /** How a late-retry row's retries were answered: the last request of every payment is its late retry. */
+    static String lateRetryLegend(ScenarioResult result) {
+        int expired = 0;
+        int ranAgain = 0;
+        int replayed = 0;
+        for (PaymentRecord record : result.records()) {
+            List<Attempt> attempts = record.attempts();
+            Attempt late = attempts.get(attempts.size() - 1);
+            if (late.expired()) {
+                expired++;
+            } else if (late.succeeded() && late.replayed()) {
+                replayed++;
+            } else if (late.succeeded()) {
+                ranAgain++;
+            }
+        }
+        int others = result.records().size() - expired - ranAgain - replayed;
+        long retention = result.scenario().fault().keyRetention().toSeconds();
+        return result.scenario().id() + ": every payment retried once with its key after the " + retention + " s retention: "
+                + expired + " answered 410 key-expired, " + ranAgain + " ran again as new requests (201)"
+                + (replayed == 0 ? "" : ", " + replayed + " replayed") + (others == 0 ? "" : ", " + others + " otherwise") + ".";
     }
 
     private static void ledgerTables(StringBuilder out, LabReport report) {

@@ -37,6 +37,7 @@ public final class Tally {
         int duplicated = 0;
         int unconfirmed = 0;
         int confirmedWithoutCharge = 0;
+        int expired = 0;
         Map<String, Integer> histogram = new LinkedHashMap<>();
         for (String bucket : List.of("0", "1", "2", "3+")) {
             histogram.put(bucket, 0);
@@ -64,13 +65,16 @@ public final class Tally {
                     requests++;
                     latencies.add(attempt.durationMicros() / 1000.0);
                 }
+                if (attempt.expired()) {
+                    expired++;
+                }
                 if (attempt.key() != null && attempt.succeeded()) {
                     repliesByKey.computeIfAbsent(attempt.key(), k -> new HashSet<>()).add(attempt.status() + " " + attempt.body());
                 }
             }
         }
         int differing = (int) repliesByKey.values().stream().filter(replies -> replies.size() > 1).count();
-        return new Figures(records.size(), requests, charges, lost, duplicated, unconfirmed, differing, confirmedWithoutCharge,
+        return new Figures(records.size(), requests, charges, lost, duplicated, unconfirmed, differing, confirmedWithoutCharge, expired,
                 percentile(latencies, 50), percentile(latencies, 99), histogram);
     }
 
@@ -91,6 +95,8 @@ public final class Tally {
             case LOSES_PAYMENTS -> f.lost() > 0;
             case DUPLICATES_CHARGES -> f.duplicated() > 0;
             case DUPLICATES_LEDGER_ENTRIES, EXACTLY_ONCE -> exactlyOnce(f);
+            // One late retry per payment: each must have been told its key expired, and none may have run.
+            case ANSWERS_EXPIRED -> exactlyOnce(f) && f.expired() == f.payments();
         };
     }
 
@@ -107,7 +113,7 @@ public final class Tally {
         return switch (expectation) {
             case DUPLICATES_LEDGER_ENTRIES -> complete && ledger.duplicatedEntries() > 0;
             case EXACTLY_ONCE -> complete && ledger.duplicatedEntries() == 0 && ledger.entries() == ledger.paid();
-            case LOSES_PAYMENTS, DUPLICATES_CHARGES -> asExpected(expectation, f);
+            case LOSES_PAYMENTS, DUPLICATES_CHARGES, ANSWERS_EXPIRED -> asExpected(expectation, f);
         };
     }
 

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 /** Which measured payment the report draws as "a lost response, then a replay". */
 class ReplaySampleTest {
     private static final Scenario LOSSY = Scenarios.select(List.of("idem-lossy")).get(0);
-    private static final Figures ANY = new Figures(1, 2, 1, 0, 0, 0, 0, 0, 1, 1, Map.of());
+    private static final Figures ANY = new Figures(1, 2, 1, 0, 0, 0, 0, 0, 0, 1, 1, Map.of());
     private static final LedgerCharge CHARGE = new LedgerCharge("ch_1", "downstream", 100, "EUR", "card-1", null, "2025-01-01T00:00:00Z");
 
     private static Optional<ReplaySample> sampleOf(Attempt... attempts) {

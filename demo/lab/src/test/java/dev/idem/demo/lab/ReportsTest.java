@@ -15,8 +15,8 @@ class ReportsTest {
     private static LabReport report() {
         Scenario naive = Scenarios.select(List.of("new-key-per-retry")).get(0);
         Scenario idem = Scenarios.select(List.of("idem-lossy")).get(0);
-        Figures duplicates = new Figures(10, 17, 14, 0, 3, 0, 0, 0, 12.5, 140, Map.of("0", 0, "1", 7, "2", 2, "3+", 1));
-        Figures clean = new Figures(10, 15, 10, 0, 0, 0, 0, 0, 11, 99, Map.of("0", 0, "1", 10, "2", 0, "3+", 0));
+        Figures duplicates = new Figures(10, 17, 14, 0, 3, 0, 0, 0, 0, 12.5, 140, Map.of("0", 0, "1", 7, "2", 2, "3+", 1));
+        Figures clean = new Figures(10, 15, 10, 0, 0, 0, 0, 0, 0, 11, 99, Map.of("0", 0, "1", 10, "2", 0, "3+", 0));
         PaymentRecord record = new PaymentRecord(new Payment("idem-lossy-001", 100, "EUR", "card<&>"));
         Attempt lost = new Attempt(0, 1, "key-1", 5, 20_000, true, 0, "connection reset", false, null);
         Attempt replayed = new Attempt(0, 2, "key-1", 60, 9_000, true, 201, null, true, "{\"id\":\"p\"}");
@@ -73,7 +73,7 @@ class ReportsTest {
     private static LabReport reportWithLedger() {
         Scenario naive = Scenarios.select(List.of("ledger-no-inbox")).get(0);
         Scenario inbox = Scenarios.select(List.of("ledger-inbox")).get(0);
-        Figures clean = new Figures(10, 10, 10, 0, 0, 0, 0, 0, 11, 99, Map.of("0", 0, "1", 10, "2", 0, "3+", 0));
+        Figures clean = new Figures(10, 10, 10, 0, 0, 0, 0, 0, 0, 11, 99, Map.of("0", 0, "1", 10, "2", 0, "3+", 0));
         List<ScenarioResult> results = List.of(
                 new ScenarioResult(naive, clean, true, Map.of(), 0, 0, 1_000, List.of(), List.of(), new LedgerFigures(10, 13, 3, 0, 2, 3)),
                 new ScenarioResult(inbox, clean, true, Map.of(), 0, 0, 1_000, List.of(), List.of(), new LedgerFigures(10, 10, 0, 0, 2, 3)));

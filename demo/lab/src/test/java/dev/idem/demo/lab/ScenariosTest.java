@@ -12,11 +12,12 @@ class ScenariosTest {
     void theCatalogueHasTheRowsTheLabMustShow() {
         assertThat(Scenarios.all()).extracting(Scenario::id).containsExactly("at-most-once", "retry-no-key", "new-key-per-retry",
                 "key-after-effect", "memory-store", "idem-lossy", "idem-sigkill", "idem-gateway-fail", "idem-double-click",
-                "ledger-no-inbox", "ledger-inbox");
+                "expired-no-tombstones", "expired-tombstones", "ledger-no-inbox", "ledger-inbox");
         assertThat(Scenarios.all()).filteredOn(s -> s.strategy() == ClientStrategy.IDEMPOTENT && s.variant() == ServerVariant.CORRECT
                         && !s.messaging())
                 .extracting(Scenario::fault)
-                .containsExactly(Fault.LOSSY_NETWORK, Fault.SIGKILL_MID_REQUEST, Fault.GATEWAY_FAIL_AFTER, Fault.DOUBLE_CLICK);
+                .containsExactly(Fault.LOSSY_NETWORK, Fault.SIGKILL_MID_REQUEST, Fault.GATEWAY_FAIL_AFTER, Fault.DOUBLE_CLICK,
+                        Fault.RETRY_AFTER_EXPIRY);
         assertThat(Fault.DOUBLE_CLICK.minSenders()).isEqualTo(2);
         assertThat(Fault.DOUBLE_CLICK.maxSenders()).isEqualTo(8);
     }
@@ -37,6 +38,22 @@ class ScenariosTest {
     void theServiceGetsTheEventFlagsOnlyForMessagingRows() {
         assertThat(PaymentsServiceContract.eventArguments("127.0.0.1:9092", "payment-events-x"))
                 .containsExactly("--events.kafka=127.0.0.1:9092", "--events.topic=payment-events-x");
+    }
+
+    @Test
+    void theLateRetryRowsDifferOnlyInTombstonesAndRunTheServiceAndTheGatewayWithAShortRetention() {
+        List<Scenario> late = Scenarios.all().stream().filter(s -> s.fault() == Fault.RETRY_AFTER_EXPIRY).toList();
+
+        assertThat(late).extracting(Scenario::variant).containsExactly(ServerVariant.CORRECT, ServerVariant.TOMBSTONES);
+        assertThat(late).extracting(Scenario::expectation).containsExactly(Expectation.DUPLICATES_CHARGES, Expectation.ANSWERS_EXPIRED);
+        assertThat(late).extracting(Scenario::strategy).containsOnly(ClientStrategy.IDEMPOTENT);
+        assertThat(Fault.RETRY_AFTER_EXPIRY.keyRetention()).isEqualTo(java.time.Duration.ofSeconds(2));
+        assertThat(Fault.LOSSY_NETWORK.keyRetention()).as("the other rows keep the programs' own retention").isNull();
+        assertThat(PaymentsServiceContract.retentionArgument(java.time.Duration.ofSeconds(2))).isEqualTo("--idem.retention=2000ms");
+        assertThat(PaymentsServiceContract.arguments(1, "g", Path.of("/d"), null, ServerVariant.TOMBSTONES))
+                .endsWith("--variant=correct", "--idem.tombstones=1h");
+        assertThat(ServerVariant.TOMBSTONES.id()).isEqualTo("tombstones");
+        assertThat(ServerVariant.KEY_AFTER_EFFECT.id()).isEqualTo(ServerVariant.KEY_AFTER_EFFECT.flag());
     }
 
     @Test

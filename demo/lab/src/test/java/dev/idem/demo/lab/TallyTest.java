@@ -140,6 +140,30 @@ class TallyTest {
         assertThat(Tally.percentile(List.of(7.0), 99)).isEqualTo(7.0);
     }
 
+    private static Attempt keyExpired(String key) {
+        return new Attempt(0, ++next, key, 0, 1_000, true, 410, null, false,
+                "{\"type\":\"" + PaymentsServiceContract.KEY_EXPIRED_TYPE + "\",\"status\":410}");
+    }
+
+    @Test
+    void lateRetriesAnswered410KeyExpiredShowTheTombstonesRowOnlyIfEveryOneWasAndNothingRanAgain() {
+        List<PaymentRecord> told = List.of(payment("a", ok("k1", "{\"id\":1}", 1_000), keyExpired("k1")),
+                payment("b", ok("k2", "{\"id\":2}", 1_000), keyExpired("k2")));
+        List<PaymentRecord> ranAgain = List.of(payment("a", ok("k1", "{\"id\":1}", 1_000), keyExpired("k1")),
+                payment("b", ok("k2", "{\"id\":2}", 1_000), ok("k2", "{\"id\":3}", 1_000)));
+
+        Figures f = Tally.count(told, List.of(charge("a"), charge("b")));
+        Figures again = Tally.count(ranAgain, List.of(charge("a"), charge("b"), charge("b")));
+
+        assertThat(f.expired()).isEqualTo(2);
+        assertThat(Tally.asExpected(Expectation.ANSWERS_EXPIRED, f)).isTrue();
+        assertThat(again.expired()).isEqualTo(1);
+        assertThat(again.duplicated()).isEqualTo(1);
+        assertThat(Tally.asExpected(Expectation.ANSWERS_EXPIRED, again)).isFalse();
+        assertThat(Tally.asExpected(Expectation.DUPLICATES_CHARGES, again)).isTrue();
+        assertThat(Tally.count(List.of(payment("c", status(410))), List.of()).expired()).as("a 410 of another kind").isZero();
+    }
+
     @Test
     void exactlyOnceNeedsEveryPaymentChargedOnceAndConfirmed() {
         List<PaymentRecord> records = List.of(

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.idem.demo.gateway.CardGatewayMain;
 import dev.idem.demo.lab.Components;
 import dev.idem.demo.lab.Expectation;
+import dev.idem.demo.lab.Fault;
 import dev.idem.demo.lab.Figures;
 import dev.idem.demo.lab.LedgerFigures;
 import dev.idem.demo.ledger.LedgerConsumerMain;
@@ -12,6 +13,7 @@ import dev.idem.demo.lab.JavaApp;
 import dev.idem.demo.lab.Lab;
 import dev.idem.demo.lab.LabReport;
 import dev.idem.demo.lab.LabSettings;
+import dev.idem.demo.lab.Scenario;
 import dev.idem.demo.lab.ScenarioResult;
 import dev.idem.demo.lab.Scenarios;
 import dev.idem.demo.proxy.FaultProxyMain;
@@ -41,10 +43,16 @@ import org.junit.jupiter.api.io.TempDir;
  * identically per key; each naive row shows the failure it exists to show. All counted by the lab
  * from the gateway's ledger. The messaging rows add a real Kafka broker and the ledger consumer,
  * killed once after its database commit and before its offset commit: without the inbox the
- * redelivered batch is applied twice, with it every payment has exactly one entry.
+ * redelivered batch is applied twice, with it every payment has exactly one entry. The two rows of a
+ * retry after the key's response expired run in a short lab of their own, on SQLite: they wait out a
+ * retention and start the service twice, which the database does not change.
  */
 class PaymentsLabIT {
     private static final int PAYMENTS = 24;
+    private static final int LATE_RETRY_PAYMENTS = 12;
+    /** Every row but the late-retry ones, which {@link #aRetryAfterTheResponseExpiredChargesAgainWithoutTombstonesAndIsRefusedWithThem} runs. */
+    private static final List<Scenario> EVERY_OTHER_ROW = Scenarios.all().stream()
+            .filter(s -> s.fault() != Fault.RETRY_AFTER_EXPIRY).toList();
 
     @TempDir
     Path out;
@@ -52,12 +60,35 @@ class PaymentsLabIT {
     @Test
     @Timeout(240)
     void aShortLabOnSqliteShowsEveryNaiveFailureAndNoneWithIdem() throws Exception {
-        LabReport report = runLab(null);
+        LabReport report = runLab(null, PAYMENTS, EVERY_OTHER_ROW);
 
         assertEveryRow(report);
         assertThat(out.resolve(Lab.HTML_FILE)).exists();
         assertThat(Files.readString(out.resolve(Lab.HTML_FILE))).contains("<svg", "Idempotent-Replayed: true");
         assertThat(Files.readString(out.resolve(Lab.JSON_FILE))).contains("\"idem-sigkill\"");
+    }
+
+    @Test
+    @Timeout(180)
+    void aRetryAfterTheResponseExpiredChargesAgainWithoutTombstonesAndIsRefusedWithThem() throws Exception {
+        List<Scenario> rows = Scenarios.select(List.of("expired-no-tombstones", "expired-tombstones"));
+        LabReport report = runLab(null, LATE_RETRY_PAYMENTS, rows);
+        Map<String, ScenarioResult> byId = report.results().stream().collect(Collectors.toMap(r -> r.scenario().id(), Function.identity()));
+
+        Figures without = byId.get("expired-no-tombstones").figures();
+        assertThat(without.duplicated()).as("without tombstones: every late retry ran again and charged the card again")
+                .isEqualTo(LATE_RETRY_PAYMENTS);
+        assertThat(without.charges()).isEqualTo(2 * LATE_RETRY_PAYMENTS);
+        assertThat(without.expired()).as("without tombstones: no 410").isZero();
+
+        Figures with = byId.get("expired-tombstones").figures();
+        assertThat(with.expired()).as("with tombstones: every late retry answered 410 key-expired").isEqualTo(LATE_RETRY_PAYMENTS);
+        assertThat(with.charges()).as("with tombstones: nothing ran again").isEqualTo(LATE_RETRY_PAYMENTS);
+        assertThat(with.duplicated()).isZero();
+        assertThat(with.lost()).isZero();
+        assertThat(with.requestsSent()).as("each payment: its first request and its late retry").isEqualTo(2 * LATE_RETRY_PAYMENTS);
+        assertThat(report.allAsExpected()).as("both rows show what they exist to show").isTrue();
+        assertThat(Files.readString(out.resolve(Lab.JSON_FILE))).contains("\"expired-tombstones\"", "\"answeredKeyExpired\"");
     }
 
     @Test
@@ -70,7 +101,7 @@ class PaymentsLabIT {
         }
         try {
             String db = server + (server.contains("?") ? "&" : "?") + "currentSchema=" + schema;
-            LabReport report = runLab(db);
+            LabReport report = runLab(db, PAYMENTS, EVERY_OTHER_ROW);
 
             assertEveryRow(report);
             int charges = report.results().stream().mapToInt(r -> r.figures().charges()).sum();
@@ -88,7 +119,7 @@ class PaymentsLabIT {
         }
     }
 
-    private LabReport runLab(String db) throws Exception {
+    private LabReport runLab(String db, int payments, List<Scenario> scenarios) throws Exception {
         String classPath = System.getProperty("java.class.path");
         Components components = new Components(
                 JavaApp.mainClass("card gateway", JavaApp.SMALL_JVM, classPath, CardGatewayMain.class.getName()),
@@ -96,7 +127,7 @@ class PaymentsLabIT {
                 JavaApp.mainClass("fault proxy", JavaApp.SMALL_JVM, classPath, FaultProxyMain.class.getName()),
                 JavaApp.mainClass("ledger consumer", JavaApp.SMALL_JVM, classPath, LedgerConsumerMain.class.getName()),
                 Path.of(System.getProperty("kafka.broker.classpath", "target/kafka-broker.classpath")));
-        LabSettings settings = new LabSettings(PAYMENTS, 4, 1, 7, db, out, Scenarios.all());
+        LabSettings settings = new LabSettings(payments, 4, 1, 7, db, out, scenarios);
         ByteArrayOutputStream printed = new ByteArrayOutputStream();
         LabReport report = new Lab(settings, components, new PrintStream(printed, true, StandardCharsets.UTF_8)).run();
         System.out.println(printed.toString(StandardCharsets.UTF_8));
@@ -105,7 +136,7 @@ class PaymentsLabIT {
 
     private static void assertEveryRow(LabReport report) {
         Map<String, ScenarioResult> byId = report.results().stream().collect(Collectors.toMap(r -> r.scenario().id(), Function.identity()));
-        assertThat(byId.keySet()).containsExactlyInAnyOrderElementsOf(Scenarios.all().stream().map(s -> s.id()).toList());
+        assertThat(byId.keySet()).containsExactlyInAnyOrderElementsOf(EVERY_OTHER_ROW.stream().map(s -> s.id()).toList());
 
         assertThat(byId.get("at-most-once").figures().lost()).as("at-most-once loses payments").isPositive();
         for (String id : List.of("retry-no-key", "new-key-per-retry", "key-after-effect", "memory-store")) {
