@@ -34,6 +34,7 @@ module dev.idem.spring {
     requires static io.nats.jnats;
     requires static transitive dev.idem.opentelemetry;
     requires static transitive micrometer.core;
+    requires static transitive dev.idem.micrometer;
     requires static spring.web;
     requires static transitive spring.webmvc;
     requires static transitive dev.idem.webflux;

@@ -1,5 +1,8 @@
 package dev.idem;
 
+import dev.idem.internal.CompositeListener;
+import java.util.List;
+
 /**
  * Hooks for metrics and tracing. Every method defaults to doing nothing; an exception thrown by a
  * listener is logged and otherwise ignored, so a faulty listener cannot break an execution. Events
@@ -52,6 +55,15 @@ public interface IdemListener {
 
     static IdemListener noop() {
         return NoopListener.INSTANCE;
+    }
+
+    /**
+     * {@code listeners} as one, each told of every event in order; what one throws is logged (as
+     * {@link dev.idem.spi.ListenerCalls} does) and the others are still told. An empty list gives the
+     * no-op, a single listener itself. For an engine with several listeners (meters and tracing).
+     */
+    static IdemListener all(List<? extends IdemListener> listeners) {
+        return CompositeListener.of(listeners);
     }
 }
 

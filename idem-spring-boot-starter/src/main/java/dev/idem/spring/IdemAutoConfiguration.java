@@ -5,12 +5,12 @@ import dev.idem.IdemListener;
 import dev.idem.InFlightPolicy;
 import dev.idem.Sweeper;
 import dev.idem.jdbc.JdbcIdempotencyStore;
+import dev.idem.micrometer.MicrometerIdemListener;
 import dev.idem.nats.kv.NatsKvIdempotencyStore;
 import dev.idem.outbox.Outbox;
 import dev.idem.redis.RedisIdempotencyStore;
 import dev.idem.spi.IdempotencyStore;
 import dev.idem.spring.internal.BootAutoConfigurations;
-import dev.idem.spring.internal.CompositeIdemListener;
 import dev.idem.spring.internal.IdemMigrations;
 import dev.idem.spring.internal.MicrometerSweeperMeters;
 import dev.idem.spring.internal.NatsKvStores;
@@ -116,7 +116,7 @@ public class IdemAutoConfiguration {
                 .tombstones(properties.getTombstones())
                 .inFlightPolicy(inFlight)
                 .maxResponseBytes((int) properties.getMaxResponseBytes().toBytes())
-                .listener(CompositeIdemListener.of(listeners.orderedStream().collect(Collectors.toList())))
+                .listener(IdemListener.all(listeners.orderedStream().collect(Collectors.toList())))
                 .build();
     }
 

@@ -11,6 +11,7 @@ import dev.idem.StoredResponse;
 import dev.idem.Sweeper;
 import dev.idem.jdbc.Dialect;
 import dev.idem.jdbc.JdbcIdempotencyStore;
+import dev.idem.micrometer.MicrometerIdemListener;
 import dev.idem.servlet.IdempotencyFilter;
 import dev.idem.servlet.RequestFingerprinter;
 import dev.idem.servlet.RoutePolicy;

@@ -7,6 +7,7 @@ import dev.idem.Idem;
 import dev.idem.IdempotencyKey;
 import dev.idem.Scope;
 import dev.idem.StoredResponse;
+import dev.idem.micrometer.MicrometerIdemListener;
 import dev.idem.spi.IdempotencyStore;
 import dev.idem.testing.NonDurableMemoryStore;
 import io.micrometer.core.instrument.Meter;

@@ -3,6 +3,7 @@ package dev.idem.spring;
 import dev.idem.IdempotencyKey;
 import dev.idem.Scope;
 import dev.idem.jdbc.JdbcIdempotencyStore;
+import dev.idem.micrometer.MicrometerIdemListener;
 import dev.idem.spi.IdempotencyRecord;
 import dev.idem.spi.RecordKey;
 import dev.idem.spring.app.Effects;

@@ -1,10 +1,14 @@
 package dev.idem.quarkus.deployment;
 
 import dev.idem.jakarta.rest.Idempotent;
+import dev.idem.quarkus.IdemBuildTimeConfig;
 import dev.idem.quarkus.internal.IdemProducers;
 import dev.idem.quarkus.internal.IdempotentBinding;
 import io.quarkus.arc.deployment.AdditionalBeanBuildItem;
 import io.quarkus.arc.deployment.ValidationPhaseBuildItem.ValidationErrorBuildItem;
+import io.quarkus.bootstrap.classloading.QuarkusClassLoader;
+import io.quarkus.deployment.Capabilities;
+import io.quarkus.deployment.Capability;
 import io.quarkus.deployment.annotations.BuildProducer;
 import io.quarkus.deployment.annotations.BuildStep;
 import io.quarkus.deployment.builditem.CombinedIndexBuildItem;
@@ -36,6 +40,10 @@ public class IdemProcessor {
      */
     static final String UNHANDLED_FAILURE_MAPPER = "dev.idem.jakarta.rest.internal.UnhandledFailureMapper";
 
+    static final String METER_REGISTRY = "io.micrometer.core.instrument.MeterRegistry";
+    static final String MICROMETER_PRODUCER = "dev.idem.quarkus.internal.MicrometerListenerProducer";
+    static final String OPENTELEMETRY_PRODUCER = "dev.idem.quarkus.internal.OpenTelemetryListenerProducer";
+
     private static final DotName IDEMPOTENT = DotName.createSimple(Idempotent.class.getName());
     private static final DotName NON_BLOCKING = DotName.createSimple("io.smallrye.common.annotation.NonBlocking");
     private static final DotName BLOCKING = DotName.createSimple("io.smallrye.common.annotation.Blocking");
@@ -59,6 +67,23 @@ public class IdemProcessor {
     @BuildStep
     AdditionalBeanBuildItem beans() {
         return AdditionalBeanBuildItem.builder().addBeanClasses(IdemProducers.class).setUnremovable().build();
+    }
+
+    /**
+     * The engine's meters when the application has quarkus-micrometer, its span events when it has
+     * quarkus-opentelemetry (each unless switched off). The producers are named, not referenced, so that
+     * an application without Micrometer or OpenTelemetry never loads them.
+     */
+    @BuildStep
+    void observability(Capabilities capabilities, IdemBuildTimeConfig config, BuildProducer<AdditionalBeanBuildItem> beans) {
+        // io.quarkus.metrics is quarkus-micrometer's capability; the class tells it from another metrics extension.
+        if (config.metrics().enabled() && capabilities.isPresent(Capability.METRICS)
+                && QuarkusClassLoader.isClassPresentAtRuntime(METER_REGISTRY)) {
+            beans.produce(AdditionalBeanBuildItem.builder().addBeanClasses(MICROMETER_PRODUCER).setUnremovable().build());
+        }
+        if (config.tracing().enabled() && capabilities.isPresent(Capability.OPENTELEMETRY_TRACER)) {
+            beans.produce(AdditionalBeanBuildItem.builder().addBeanClasses(OPENTELEMETRY_PRODUCER).setUnremovable().build());
+        }
     }
 
     @BuildStep

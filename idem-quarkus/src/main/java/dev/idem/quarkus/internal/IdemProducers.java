@@ -1,23 +1,28 @@
 package dev.idem.quarkus.internal;
 
 import dev.idem.Idem;
+import dev.idem.IdemListener;
 import dev.idem.inbox.Inbox;
 import dev.idem.jakarta.rest.IdempotencyFeature;
 import dev.idem.jakarta.rest.ScopeResolver;
 import dev.idem.jdbc.JdbcIdempotencyStore;
 import dev.idem.quarkus.IdemConfig;
 import dev.idem.spi.IdempotencyStore;
+import io.quarkus.arc.All;
 import io.quarkus.arc.DefaultBean;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
+import java.util.List;
 import javax.sql.DataSource;
 
 /**
  * The beans of the extension: the store on the application's default datasource, the engine over it and
  * the Jakarta REST feature whose filters {@link IdempotentBinding} binds. The store and the engine are
- * default beans, so an application's own {@code IdempotencyStore} or {@code Idem} replaces them.
+ * default beans, so an application's own {@code IdempotencyStore} or {@code Idem} replaces them. The
+ * engine reports to every {@link IdemListener} bean: the meters' and the span events' (when the build
+ * added {@link MicrometerListenerProducer} or {@link OpenTelemetryListenerProducer}) and the application's.
  */
 @Singleton
 public class IdemProducers {
@@ -37,8 +42,9 @@ public class IdemProducers {
     @Produces
     @Singleton
     @DefaultBean
-    public Idem idem(IdempotencyStore store, IdemConfig config) {
-        Idem.Builder builder = Idem.builder().store(store).lease(config.lease()).retention(config.retention());
+    public Idem idem(IdempotencyStore store, IdemConfig config, @All List<IdemListener> listeners) {
+        Idem.Builder builder = Idem.builder().store(store).lease(config.lease()).retention(config.retention())
+                .listener(IdemListener.all(listeners));
         config.maxResponseBytes().ifPresent(size -> builder.maxResponseBytes(bytes("quarkus.idem.max-response-bytes", size.asLongValue())));
         return builder.build();
     }

@@ -1,4 +1,4 @@
-package dev.idem.spring;
+package dev.idem.micrometer;
 
 import dev.idem.IdemListener;
 import dev.idem.Scope;
@@ -9,9 +9,10 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Counts idem's events in Micrometer. The starter registers one when the application has a
- * {@link MeterRegistry} bean and hands it to the {@code Idem} and sweeper it builds (an application
- * that defines its own {@code Idem} passes it to {@code Idem.Builder.listener} itself).
+ * Counts idem's events in Micrometer. The Spring Boot starters register one when the application has a
+ * {@link MeterRegistry} bean and hand it to the {@code Idem} and sweeper they build; the Quarkus
+ * extension does the same when the application has {@code quarkus-micrometer}. An application that
+ * builds its own {@code Idem} passes one to {@code Idem.Builder.listener} (and {@code Sweeper.Builder.listener}) itself.
  *
  * <table>
  * <caption>Meters</caption>
@@ -27,11 +28,13 @@ import java.util.concurrent.ConcurrentHashMap;
  * </table>
  *
  * <p>{@value #OPERATION_TAG} is the operation part of the scope (what follows its first space): for
- * an {@code @Idempotent} endpoint the HTTP method and the handler's URL pattern
+ * a starter's {@code @Idempotent} endpoint the HTTP method and the handler's URL pattern
  * ({@code POST /orders/{id}/pay}), for an {@code @IdempotentMethod} its scope name
  * ({@code com.acme.Payments#charge}). So replays are countable per route, and the cardinality is
  * bounded by the application's endpoints and methods: the principal, the raw path and the key never
- * become a tag. (A custom {@code ScopeResolver} must keep the operation part bounded in the same way.)
+ * become a tag. (A custom {@code ScopeResolver} must keep the operation part bounded in the same way;
+ * Jakarta REST's, and so Quarkus', names the request's path, which a resource with path parameters
+ * makes unbounded.)
  *
  * <p>{@code acquired} and {@code takeover} are disjoint, so the sum over outcomes counts claims with a
  * final answer, except that a call that waits ({@code in-flight=wait}) counts {@code in_progress} when
@@ -54,6 +57,7 @@ public final class MicrometerIdemListener implements IdemListener {
     private final Counter leaseLost;
     private final Counter purged;
 
+    /** Registers {@value #LEASE_LOST} and {@value #PURGED} on {@code registry} now, and each {@value #CLAIMS} counter at its first event. */
     public MicrometerIdemListener(MeterRegistry registry) {
         this.registry = Objects.requireNonNull(registry, "registry is null");
         this.leaseLost = Counter.builder(LEASE_LOST)
