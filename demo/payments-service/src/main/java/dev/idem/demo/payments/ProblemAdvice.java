@@ -42,11 +42,21 @@ public class ProblemAdvice {
             return ResponseEntity.status(known.getStatusCode()).headers(known.getHeaders())
                     .contentType(MediaType.APPLICATION_PROBLEM_JSON).body(known.getBody());
         }
-        // The class only: messages of lower layers may quote a key or a value.
-        LOG.warn("payment failed unexpectedly with {}", e.getClass().getName());
+        // The classes only (the exception's and its causes'): messages of lower layers may quote a key or a value.
+        LOG.warn("payment failed unexpectedly with {}", classes(e));
         ProblemDetail detail = ProblemDetail.forStatusAndDetail(HttpStatus.INTERNAL_SERVER_ERROR,
                 "the payment failed; retry with the same Idempotency-Key");
         detail.setTitle("Internal Server Error");
         return ResponseEntity.status(500).contentType(MediaType.APPLICATION_PROBLEM_JSON).body(detail);
+    }
+
+    /** "a.B caused by c.D caused by …": what an operator needs to find the failing layer, without any message. */
+    static String classes(Throwable e) {
+        StringBuilder chain = new StringBuilder(e.getClass().getName());
+        int depth = 0;
+        for (Throwable cause = e.getCause(); cause != null && cause != e && depth < 8; cause = cause.getCause(), depth++) {
+            chain.append(" caused by ").append(cause.getClass().getName());
+        }
+        return chain.toString();
     }
 }

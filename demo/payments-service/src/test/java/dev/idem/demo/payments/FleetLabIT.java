@@ -67,7 +67,8 @@ class FleetLabIT {
         assertThat(f.chargeNotOnRow()).as("2xx whose charge is not on the payment row").isZero();
         assertThat(f.twoRowsPerKey()).as("two payment rows for one key").isZero();
         assertThat(f.unaskedCharges()).as("charges nobody asked for").isZero();
-        assertThat(f.answered500()).as("answers 500, which look final (failures safe to retry are 503 or 409): %s", f.failures()).isZero();
+        assertThat(f.answered500()).as("answers 500, which look final (failures safe to retry are 503 or 409): %s; the instances logged: %s",
+                f.failures(), unexpectedFailures()).isZero();
         for (String kind : List.of("sigkill", "sigstop", "pg-terminate", "pg-blackhole", "pool-pressure", "gateway-latency")) {
             assertThat(f.count(kind)).as("the nemesis injected " + kind).isEqualTo(1);
         }
@@ -80,5 +81,23 @@ class FleetLabIT {
         assertThat(idem.asExpected()).isTrue();
         assertThat(Files.readString(out.resolve(Lab.HTML_FILE))).contains("2xx per second and the nemesis", "sigkill");
         assertThat(Files.readString(out.resolve(Lab.JSON_FILE))).contains("\"chargedTwice\"", "\"timeline\"", "\"takeovers\"");
+    }
+
+    /** The idem fleet's lines about unexpected failures (the exception classes behind a 500), for a failure's message. */
+    private String unexpectedFailures() {
+        try (java.util.stream.Stream<Path> logs = Files.list(out.resolve("logs"))) {
+            return logs.filter(log -> log.getFileName().toString().startsWith("fleet-idem-instance"))
+                    .flatMap(log -> {
+                        try {
+                            return Files.readAllLines(log).stream().filter(line -> line.contains("failed unexpectedly")
+                                    || line.contains("ERROR")).map(line -> log.getFileName() + ": " + line);
+                        } catch (java.io.IOException e) {
+                            return java.util.stream.Stream.of(log.getFileName() + ": unreadable (" + e + ")");
+                        }
+                    })
+                    .limit(20).toList().toString();
+        } catch (java.io.IOException e) {
+            return "no logs (" + e + ")";
+        }
     }
 }
