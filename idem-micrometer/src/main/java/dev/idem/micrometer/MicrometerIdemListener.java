@@ -32,9 +32,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * ({@code POST /orders/{id}/pay}), for an {@code @IdempotentMethod} its scope name
  * ({@code com.acme.Payments#charge}). So replays are countable per route, and the cardinality is
  * bounded by the application's endpoints and methods: the principal, the raw path and the key never
- * become a tag. (A custom {@code ScopeResolver} must keep the operation part bounded in the same way;
- * Jakarta REST's, and so Quarkus', names the request's path, which a resource with path parameters
- * makes unbounded.)
+ * become a tag; Jakarta REST's (and so Quarkus') names the resource method's route template
+ * ({@code POST /orders/{id}}) too. (A custom {@code ScopeResolver} must keep the operation part
+ * bounded in the same way.)
  *
  * <p>{@code acquired} and {@code takeover} are disjoint, so the sum over outcomes counts claims with a
  * final answer, except that a call that waits ({@code in-flight=wait}) counts {@code in_progress} when

@@ -6,6 +6,7 @@ import dev.idem.http.HttpAnswers;
 import dev.idem.http.RequestBodies;
 import dev.idem.jakarta.rest.internal.DeferredFilter;
 import dev.idem.jakarta.rest.internal.IdempotencyFilter;
+import dev.idem.jakarta.rest.internal.RouteTemplates;
 import dev.idem.jakarta.rest.internal.UnhandledFailureMapper;
 import dev.idem.spi.Arguments;
 import jakarta.ws.rs.Priorities;
@@ -46,6 +47,11 @@ public final class IdempotencyFeature implements Feature {
     public static final Duration DEFAULT_FAILURE_RETRY_AFTER = Duration.ofSeconds(2);
     /** Request property holding the {@link Execution} while a covered resource method runs. */
     public static final String EXECUTION_PROPERTY = IdempotencyFilter.EXECUTION_PROPERTY;
+    /**
+     * Request property holding the covered method's route template ({@code /orders/{id}}) while the
+     * scope is resolved; absent when the resource classes cannot tell it (see {@link ScopeResolver#route}).
+     */
+    public static final String ROUTE_PROPERTY = IdempotencyFilter.ROUTE_PROPERTY;
 
     private final IdempotencyFilter.Settings settings;
 
@@ -85,8 +91,11 @@ public final class IdempotencyFeature implements Feature {
      */
     public static void bindDeferred(ResourceInfo resource, FeatureContext context, Supplier<IdempotencyFeature> feature) {
         Objects.requireNonNull(feature, "feature is null");
-        idempotent(resource).ifPresent(idempotent -> context.register(
-                new DeferredFilter(() -> new IdempotencyFilter(feature.get().settings, idempotent.keyRequired())), Priorities.USER));
+        idempotent(resource).ifPresent(idempotent -> {
+            String route = RouteTemplates.of(resource); // now: the runtime's ResourceInfo is for configuring
+            context.register(new DeferredFilter(() -> new IdempotencyFilter(feature.get().settings, idempotent.keyRequired(), route)),
+                    Priorities.USER);
+        });
     }
 
     private static Optional<Idempotent> idempotent(ResourceInfo resource) {
@@ -109,7 +118,8 @@ public final class IdempotencyFeature implements Feature {
         @Override
         public void configure(ResourceInfo resource, FeatureContext context) {
             idempotent(resource).ifPresent(idempotent ->
-                    context.register(new IdempotencyFilter(feature.settings, idempotent.keyRequired()), Priorities.USER));
+                    context.register(new IdempotencyFilter(feature.settings, idempotent.keyRequired(), RouteTemplates.of(resource)),
+                            Priorities.USER));
         }
     }
 

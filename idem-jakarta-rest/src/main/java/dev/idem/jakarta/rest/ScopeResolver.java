@@ -7,10 +7,13 @@ import jakarta.ws.rs.core.PathSegment;
 import java.security.Principal;
 
 /**
- * The {@link Scope} of a covered request: who asks and for what, {@code "<principal> <METHOD> <path>"},
- * named by idem-http's {@link RequestScopes} exactly as the Servlet filter names it. The path is the
- * request's path within the application ({@link #path}). Implementations must be thread-safe and must
- * not read the entity.
+ * The {@link Scope} of a covered request: who asks and for what, {@code "<principal> <METHOD> <route>"},
+ * named by idem-http's {@link RequestScopes} as the Servlet filter names it. The built-in resolvers'
+ * route is the resource method's route template ({@link #route}: {@code /orders/{id}}, as the Spring
+ * starter names a handler's URL pattern), so one key sent to {@code /orders/1} and {@code /orders/2} is
+ * one record (and a mismatch: the fingerprint has the actual path), and the meters' {@code operation}
+ * tag has one value per route. Implementations must be thread-safe, must not read the entity, and
+ * should keep the part after the principal bounded (it is a tag).
  */
 @FunctionalInterface
 public interface ScopeResolver {
@@ -25,7 +28,7 @@ public interface ScopeResolver {
             Principal principal = request.getSecurityContext() == null ? null : request.getSecurityContext().getUserPrincipal();
             String name = principal == null ? null : principal.getName();
             return RequestScopes.scope(name == null ? RequestScopes.ANONYMOUS : RequestScopes.userPrincipal(name),
-                    request.getMethod(), path(request));
+                    request.getMethod(), route(request));
         };
     }
 
@@ -43,8 +46,20 @@ public interface ScopeResolver {
             String principal = credential == null || credential.isEmpty()
                     ? RequestScopes.ANONYMOUS
                     : RequestScopes.credentialPrincipal(credential);
-            return RequestScopes.scope(principal, request.getMethod(), path(request));
+            return RequestScopes.scope(principal, request.getMethod(), route(request));
         };
+    }
+
+    /**
+     * The covered resource method's route template within the application: its class's and its own
+     * {@code @Path} joined, with one leading {@code /}, no trailing one, and parameters without their
+     * regular expressions ({@code /orders/{id}}). For a method of a sub-resource (reached through a
+     * locator, its class without {@code @Path}) the classes cannot tell the template, and the route is
+     * the request's {@link #path} instead; so it is outside a covered request.
+     */
+    static String route(ContainerRequestContext request) {
+        Object route = request.getProperty(IdempotencyFeature.ROUTE_PROPERTY);
+        return route instanceof String template ? template : path(request);
     }
 
     /**

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idem.Idem;
 import dev.idem.InFlightPolicy;
+import dev.idem.micrometer.MicrometerIdemListener;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import dev.idem.jdbc.JdbcIdempotencyStore;
 import dev.idem.testing.TestDatabase;
 import java.io.IOException;
@@ -367,6 +369,39 @@ abstract class IdempotencyContract {
         assertThat(retry.statusCode()).as("not 409: the execution ended").isEqualTo(202);
         assertThat(replayed(retry)).isTrue();
         assertThat(retry.body()).isEmpty();
+        assertThat(payments.runs).hasValue(1);
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Backend.class, names = "SQLITE")
+    void theScopeNamesTheRouteTemplateSoTheOperationTagHasOneValuePerRoute(Backend backend) throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        RestServer server = serve(backend, engine -> engine.listener(new MicrometerIdemListener(registry)));
+        HttpResponse<String> first = send(post(server, "/payments/1/capture", "key-route-1", "{}"));
+        HttpResponse<String> second = send(post(server, "/payments/2/capture", "key-route-2", "{}"));
+        HttpResponse<String> sameKeyOtherId = send(post(server, "/payments/2/capture", "key-route-1", "{}"));
+
+        assertThat(first.statusCode()).isEqualTo(201);
+        assertThat(second.statusCode()).isEqualTo(201);
+        assertProblem(sameKeyOtherId, 422, "key-mismatch", "key-route-1"); // one scope, as on the starter; the path is fingerprinted
+        assertThat(registry.find(MicrometerIdemListener.CLAIMS).meters()).extracting(meter -> meter.getId().getTag(MicrometerIdemListener.OPERATION_TAG))
+                .containsOnly("POST /payments/{id}/capture");
+        assertThat(registry.get(MicrometerIdemListener.CLAIMS).tags(MicrometerIdemListener.OUTCOME_TAG, "acquired").counter().count()).isEqualTo(2);
+        assertThat(payments.runs).hasValue(2);
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Backend.class, names = "SQLITE")
+    void aSubResourcesScopeNamesThePathItsClassesCannotTellTheTemplate(Backend backend) throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        RestServer server = serve(backend, engine -> engine.listener(new MicrometerIdemListener(registry)));
+        HttpResponse<String> first = send(post(server, "/payments/7/refunds", "key-locator-1", "{}"));
+        HttpResponse<String> retry = send(post(server, "/payments/7/refunds", "key-locator-1", "{}"));
+
+        assertThat(first.statusCode()).isEqualTo(201);
+        assertThat(replayed(retry)).isTrue();
+        assertThat(registry.find(MicrometerIdemListener.CLAIMS).meters()).extracting(meter -> meter.getId().getTag(MicrometerIdemListener.OPERATION_TAG))
+                .containsOnly("POST /payments/7/refunds");
         assertThat(payments.runs).hasValue(1);
     }
 }

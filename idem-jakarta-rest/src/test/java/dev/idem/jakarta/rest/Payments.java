@@ -91,6 +91,37 @@ public class Payments {
         return Response.ok(entity).build();
     }
 
+    /** A path parameter with a regular expression: the route is {@code /payments/{id}/capture} whatever the id. */
+    @POST
+    @Path("/{id: [0-9]+}/capture/")
+    @Idempotent
+    @Produces(MediaType.APPLICATION_JSON)
+    public Response capture(@jakarta.ws.rs.PathParam("id") String id, String body) {
+        return created(runs.incrementAndGet(), body);
+    }
+
+    /** A sub-resource locator: the route of what it leads to is known per request only, so the scope names the path. */
+    @Path("{id}/refunds")
+    public Refunds refunds() {
+        return new Refunds(this);
+    }
+
+    /** The sub-resource of {@link #refunds}; no {@code @Path} of its own. */
+    public static class Refunds {
+        private final Payments payments;
+
+        Refunds(Payments payments) {
+            this.payments = payments;
+        }
+
+        @POST
+        @Idempotent
+        @Produces(MediaType.APPLICATION_JSON)
+        public Response refund(String body) {
+            return created(payments.runs.incrementAndGet(), body);
+        }
+    }
+
     @POST
     @Path("plain")
     @Produces(MediaType.APPLICATION_JSON)

@@ -45,6 +45,7 @@ public final class IdempotencyFilter implements ContainerRequestFilter, WriterIn
      */
     public static final int RESPONSE_FILTER_PRIORITY = 0;
     public static final String EXECUTION_PROPERTY = "dev.idem.jakarta.rest.execution";
+    public static final String ROUTE_PROPERTY = "dev.idem.jakarta.rest.route";
     private static final String EXCHANGE_PROPERTY = IdempotencyFilter.class.getName() + ".exchange";
 
     /** What every covered method shares; the feature's settings. */
@@ -65,11 +66,14 @@ public final class IdempotencyFilter implements ContainerRequestFilter, WriterIn
 
     private final Settings settings;
     private final boolean keyRequired;
+    /** The method's route template ({@link RouteTemplates}), or null when its classes cannot tell it. */
+    private final String route;
     private final HttpAnswers answers;
 
-    public IdempotencyFilter(Settings settings, boolean keyRequired) {
+    public IdempotencyFilter(Settings settings, boolean keyRequired, String route) {
         this.settings = settings;
         this.keyRequired = keyRequired;
+        this.route = route;
         this.answers = new HttpAnswers(settings.headerName(), settings.failureRetryAfter());
     }
 
@@ -105,6 +109,9 @@ public final class IdempotencyFilter implements ContainerRequestFilter, WriterIn
         } catch (MalformedBodyException e) {
             request.abortWith(response(answers.malformedJson(e.getMessage())));
             return;
+        }
+        if (route != null) {
+            request.setProperty(ROUTE_PROPERTY, route); // what ScopeResolver.route reads
         }
         Scope scope = Objects.requireNonNull(settings.scopes().resolve(request), "the ScopeResolver returned null");
         Start start;
