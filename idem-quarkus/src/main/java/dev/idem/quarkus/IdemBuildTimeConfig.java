@@ -4,14 +4,22 @@ import io.quarkus.runtime.annotations.ConfigPhase;
 import io.quarkus.runtime.annotations.ConfigRoot;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
+import java.util.Optional;
 
 /**
- * idem's settings fixed when the application is built, under {@code quarkus.idem.*}: which of the
- * application's observability extensions the engine reports to.
+ * idem's settings fixed when the application is built, under {@code quarkus.idem.*}: which store keeps
+ * the keys, and which of the application's observability extensions the engine reports to.
  */
 @ConfigMapping(prefix = "quarkus.idem")
 @ConfigRoot(phase = ConfigPhase.BUILD_AND_RUN_TIME_FIXED)
 public interface IdemBuildTimeConfig {
+    /**
+     * Which store keeps the keys: {@code jdbc} (a table on the application's default datasource) or
+     * {@code redis} (a Redis server, with {@code dev.idem:idem-redis} on the class path). Default:
+     * {@code jdbc} when the application has a default JDBC datasource; without one the build asks for it.
+     */
+    Optional<StoreKind> store();
+
     /** The engine's meters. */
     Metrics metrics();
 
@@ -37,5 +45,13 @@ public interface IdemBuildTimeConfig {
          */
         @WithDefault("true")
         boolean enabled();
+    }
+
+    /** The stores this extension can build. */
+    enum StoreKind {
+        /** A {@code JdbcIdempotencyStore} on the application's default (Agroal) datasource. */
+        JDBC,
+        /** idem-redis's {@code RedisIdempotencyStore}, at {@code quarkus.idem.redis.url} or the application's {@code quarkus.redis.hosts}. */
+        REDIS
     }
 }

@@ -44,18 +44,11 @@ public interface IdemConfig {
      */
     Optional<String> credentialHeader();
 
-    /** Which store keeps the keys: {@code jdbc}, on the application's default datasource. */
-    @WithDefault("jdbc")
-    StoreKind store();
-
-    /** The JDBC store's settings. */
+    /** The JDBC store's settings ({@code quarkus.idem.store=jdbc}). */
     Jdbc jdbc();
 
-    /** The stores this extension can build. */
-    enum StoreKind {
-        /** A {@code JdbcIdempotencyStore} on the application's default (Agroal) datasource. */
-        JDBC
-    }
+    /** The Redis store's settings ({@code quarkus.idem.store=redis}). */
+    Redis redis();
 
     /** Settings of the JDBC store ({@code quarkus.idem.store=jdbc}). */
     interface Jdbc {
@@ -66,5 +59,53 @@ public interface IdemConfig {
         /** Whether startup creates or upgrades the table (idempotent); false if your own migrations do. */
         @WithDefault("true")
         boolean migrateAtStart();
+    }
+
+    /** Settings of the Redis store ({@code quarkus.idem.store=redis}). */
+    interface Redis {
+        /**
+         * The server: {@code redis://[user:password@]host:port[/database]}, {@code rediss://} for TLS,
+         * or {@code redis-sentinel://}. Default: the application's Redis, {@code quarkus.redis.hosts}
+         * (quarkus-redis-client's setting); startup fails, naming both, when neither is set.
+         */
+        Optional<String> url();
+
+        /** Starts every key the store writes: 1 to 128 visible ASCII characters, no braces. */
+        @WithDefault("idem:")
+        String keyPrefix();
+
+        /**
+         * Whether each record keeps its scope and idempotency key, so that operators can list the keys
+         * stuck past their lease by name; off, only the keys' digests reach Redis.
+         */
+        @WithDefault("false")
+        boolean keepKeys();
+
+        /**
+         * {@code require-aof}: startup fails unless the server keeps records on disk (appendonly yes,
+         * appendfsync always or everysec, no eviction). {@code skip}: no check, for a server known to
+         * persist whose {@code CONFIG} command is disabled (managed Redis), or a throwaway test server.
+         */
+        @WithDefault("require-aof")
+        PersistenceCheck persistenceCheck();
+
+        /**
+         * How many replicas must acknowledge each claim, checkpoint, completion and renewal
+         * ({@code WAIT}) before it counts, 0 (off) to 16; startup fails if the master has fewer
+         * connected replicas. Default: 1 for a {@code redis-sentinel://} server, off otherwise.
+         */
+        Optional<Integer> ackReplicas();
+
+        /** How long {@code WAIT} gives the replicas; a write not acknowledged in time fails as retryable. */
+        @WithDefault("1s")
+        Duration ackTimeout();
+
+        /** What startup checks about the server's persistence. */
+        enum PersistenceCheck {
+            /** Refuse a server that would forget records on a restart. */
+            REQUIRE_AOF,
+            /** Do not check. */
+            SKIP
+        }
     }
 }

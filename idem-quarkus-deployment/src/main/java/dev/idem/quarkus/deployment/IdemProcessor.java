@@ -2,9 +2,14 @@ package dev.idem.quarkus.deployment;
 
 import dev.idem.jakarta.rest.Idempotent;
 import dev.idem.quarkus.IdemBuildTimeConfig;
+import dev.idem.quarkus.IdemBuildTimeConfig.StoreKind;
 import dev.idem.quarkus.internal.IdemProducers;
+import dev.idem.quarkus.internal.InboxProducer;
+import dev.idem.quarkus.internal.JdbcStoreProducer;
 import dev.idem.quarkus.internal.IdempotentBinding;
+import io.quarkus.agroal.spi.JdbcDataSourceBuildItem;
 import io.quarkus.arc.deployment.AdditionalBeanBuildItem;
+import io.quarkus.arc.deployment.ValidationPhaseBuildItem;
 import io.quarkus.arc.deployment.ValidationPhaseBuildItem.ValidationErrorBuildItem;
 import io.quarkus.bootstrap.classloading.QuarkusClassLoader;
 import io.quarkus.deployment.Capabilities;
@@ -16,6 +21,7 @@ import io.quarkus.deployment.builditem.FeatureBuildItem;
 import io.quarkus.deployment.builditem.nativeimage.ReflectiveClassBuildItem;
 import io.quarkus.resteasy.reactive.spi.DynamicFeatureBuildItem;
 import io.quarkus.resteasy.reactive.spi.ExceptionMapperBuildItem;
+import io.quarkus.runtime.configuration.ConfigurationException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -40,10 +46,15 @@ public class IdemProcessor {
      */
     static final String UNHANDLED_FAILURE_MAPPER = "dev.idem.jakarta.rest.internal.UnhandledFailureMapper";
 
+    static final String REDIS_STORE = "dev.idem.redis.RedisIdempotencyStore";
+    static final String REDIS_PRODUCER = "dev.idem.quarkus.internal.RedisStoreProducer";
+    static final String STORE_PROPERTY = "quarkus.idem.store";
+
     static final String METER_REGISTRY = "io.micrometer.core.instrument.MeterRegistry";
     static final String MICROMETER_PRODUCER = "dev.idem.quarkus.internal.MicrometerListenerProducer";
     static final String OPENTELEMETRY_PRODUCER = "dev.idem.quarkus.internal.OpenTelemetryListenerProducer";
 
+    private static final DotName IDEMPOTENCY_STORE = DotName.createSimple("dev.idem.spi.IdempotencyStore");
     private static final DotName IDEMPOTENT = DotName.createSimple(Idempotent.class.getName());
     private static final DotName NON_BLOCKING = DotName.createSimple("io.smallrye.common.annotation.NonBlocking");
     private static final DotName BLOCKING = DotName.createSimple("io.smallrye.common.annotation.Blocking");
@@ -67,6 +78,52 @@ public class IdemProcessor {
     @BuildStep
     AdditionalBeanBuildItem beans() {
         return AdditionalBeanBuildItem.builder().addBeanClasses(IdemProducers.class).setUnremovable().build();
+    }
+
+    /**
+     * The store {@code quarkus.idem.store} names, else the JDBC store when the application has a default
+     * datasource; and the inbox on that datasource, if it has one. The Redis producer is named, not
+     * referenced: idem-redis is an optional dependency, on the class path only of applications that add it.
+     *
+     * @throws ConfigurationException naming {@code quarkus.idem.store} when the store it names cannot be
+     *                                built: {@code jdbc} without a default datasource, {@code redis} without idem-redis
+     */
+    @BuildStep
+    void store(IdemBuildTimeConfig config, List<JdbcDataSourceBuildItem> datasources, BuildProducer<AdditionalBeanBuildItem> beans) {
+        boolean datasource = datasources.stream().anyMatch(JdbcDataSourceBuildItem::isDefault);
+        StoreKind store = config.store().orElse(datasource ? StoreKind.JDBC : null);
+        if (store == null) {
+            // Nothing to build it on: the application's own IdempotencyStore bean, or requireStore's error.
+        } else if (store == StoreKind.JDBC) {
+            if (!datasource) {
+                throw new ConfigurationException(STORE_PROPERTY + "=jdbc needs the application's default JDBC datasource, and it has none:"
+                        + " configure one (quarkus.datasource.db-kind and a JDBC driver extension)", Set.of(STORE_PROPERTY));
+            }
+            beans.produce(AdditionalBeanBuildItem.builder().addBeanClasses(JdbcStoreProducer.class).setUnremovable().build());
+        } else {
+            if (!QuarkusClassLoader.isClassPresentAtRuntime(REDIS_STORE)) {
+                throw new ConfigurationException(STORE_PROPERTY + "=redis needs dev.idem:idem-redis on the class path"
+                        + " (a dependency of the application: idem-quarkus leaves it optional)", Set.of(STORE_PROPERTY));
+            }
+            beans.produce(AdditionalBeanBuildItem.builder().addBeanClasses(REDIS_PRODUCER).setUnremovable().build());
+        }
+        if (datasource) {
+            beans.produce(AdditionalBeanBuildItem.builder().addBeanClasses(InboxProducer.class).setUnremovable().build());
+        }
+    }
+
+    /**
+     * Fails the build, naming {@code quarkus.idem.store}, when no bean is the engine's store: neither
+     * the setting nor a default datasource chose one, and the application produces none of its own.
+     */
+    @BuildStep
+    void requireStore(ValidationPhaseBuildItem validation, BuildProducer<ValidationErrorBuildItem> errors) {
+        if (validation.getContext().beans().withBeanType(IDEMPOTENCY_STORE).isEmpty()) {
+            errors.produce(new ValidationErrorBuildItem(new ConfigurationException("idem has no store: " + STORE_PROPERTY
+                    + " is not set and the application has no default JDBC datasource. Configure one (quarkus.datasource.db-kind and"
+                    + " a JDBC driver extension) for the JDBC store, set " + STORE_PROPERTY + "=redis and add dev.idem:idem-redis,"
+                    + " or produce an IdempotencyStore bean", Set.of(STORE_PROPERTY))));
+        }
     }
 
     /**

@@ -38,7 +38,7 @@ class AsynchronousResourceRefusedTest {
         // The application never starts: the extension's assertion on the build's failure is the test.
     }
 
-    private static String messages(Throwable failure) {
+    static String messages(Throwable failure) {
         StringBuilder all = new StringBuilder();
         for (Throwable t = failure; t != null; t = t.getCause()) {
             all.append(t.getMessage()).append('\n');

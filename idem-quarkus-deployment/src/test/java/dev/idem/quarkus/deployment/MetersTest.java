@@ -17,6 +17,7 @@ import jakarta.inject.Singleton;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.core.Response;
 import java.net.URL;
 import java.net.http.HttpResponse;
@@ -63,6 +64,20 @@ class MetersTest {
         assertThat(replayLog.replays).as("the application's listener, composed with the meters").hasValue(1);
     }
 
+    @Test
+    void theOperationTagIsTheResourcesRouteTemplateNotTheRequestsPath() throws Exception {
+        assertThat(Http.post(base.toString(), "/metered/1", UUID.randomUUID().toString(), "{}").statusCode()).isEqualTo(201);
+        assertThat(Http.post(base.toString(), "/metered/2", UUID.randomUUID().toString(), "{}").statusCode()).isEqualTo(201);
+
+        assertThat(registry.find(MicrometerIdemListener.CLAIMS).meters())
+                .extracting(meter -> meter.getId().getTag(MicrometerIdemListener.OPERATION_TAG))
+                .filteredOn(operation -> operation.startsWith("POST /metered/"))
+                .containsOnly("POST /metered/{id}");
+        assertThat(registry.get(MicrometerIdemListener.CLAIMS)
+                .tags(MicrometerIdemListener.OUTCOME_TAG, "acquired", MicrometerIdemListener.OPERATION_TAG, "POST /metered/{id}")
+                .counter().count()).isEqualTo(2);
+    }
+
     private double claims(String outcome) {
         return registry.get(MicrometerIdemListener.CLAIMS)
                 .tags(MicrometerIdemListener.OUTCOME_TAG, outcome, MicrometerIdemListener.OPERATION_TAG, "POST /metered")
@@ -76,6 +91,14 @@ class MetersTest {
         @Consumes("application/json")
         public Response create(String body) {
             return Response.status(201).entity("{\"id\":\"" + UUID.randomUUID() + "\"}").type("application/json").build();
+        }
+
+        @POST
+        @Path("/{id}")
+        @Idempotent
+        @Consumes("application/json")
+        public Response update(@PathParam("id") String id, String body) {
+            return Response.status(201).build();
         }
     }
 

@@ -2,10 +2,8 @@ package dev.idem.quarkus.internal;
 
 import dev.idem.Idem;
 import dev.idem.IdemListener;
-import dev.idem.inbox.Inbox;
 import dev.idem.jakarta.rest.IdempotencyFeature;
 import dev.idem.jakarta.rest.ScopeResolver;
-import dev.idem.jdbc.JdbcIdempotencyStore;
 import dev.idem.quarkus.IdemConfig;
 import dev.idem.spi.IdempotencyStore;
 import io.quarkus.arc.All;
@@ -15,29 +13,17 @@ import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 import java.util.List;
-import javax.sql.DataSource;
 
 /**
- * The beans of the extension: the store on the application's default datasource, the engine over it and
- * the Jakarta REST feature whose filters {@link IdempotentBinding} binds. The store and the engine are
- * default beans, so an application's own {@code IdempotencyStore} or {@code Idem} replaces them. The
+ * The beans of the extension: the engine over the store (the build adds {@link JdbcStoreProducer} or
+ * {@link RedisStoreProducer}, as {@code quarkus.idem.store} says) and the Jakarta REST feature whose
+ * filters {@link IdempotentBinding} binds. The store and the engine are default beans, so an
+ * application's own {@code IdempotencyStore} or {@code Idem} replaces them. The
  * engine reports to every {@link IdemListener} bean: the meters' and the span events' (when the build
  * added {@link MicrometerListenerProducer} or {@link OpenTelemetryListenerProducer}) and the application's.
  */
 @Singleton
 public class IdemProducers {
-
-    /** The JDBC store on the default datasource, its table created or upgraded here unless the application migrates it. */
-    @Produces
-    @Singleton
-    @DefaultBean
-    public IdempotencyStore idempotencyStore(DataSource dataSource, IdemConfig config) {
-        JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(dataSource).tableName(config.jdbc().tableName()).build();
-        if (config.jdbc().migrateAtStart()) {
-            store.migrate();
-        }
-        return store;
-    }
 
     @Produces
     @Singleton
@@ -60,23 +46,7 @@ public class IdemProducers {
         return builder.build();
     }
 
-    /**
-     * The inbox on the default datasource, for consumers ({@code @Incoming} methods) that apply each
-     * message once: {@code Inbox.process} claims the message's id in the transaction of the handler's
-     * writes. Built, and its tables migrated, when a bean first needs it.
-     */
-    @Produces
-    @Singleton
-    @DefaultBean
-    public Inbox inbox(DataSource dataSource, IdemConfig config) {
-        Inbox inbox = Inbox.builder(dataSource).build();
-        if (config.jdbc().migrateAtStart()) {
-            inbox.migrate();
-        }
-        return inbox;
-    }
-
-    /** Builds the engine, and so migrates the store, before the application takes requests: a bad setting fails startup. */
+    /** Builds the engine, and so the store (connected, its table migrated), before the application takes requests: a bad setting fails startup. */
     void atStartup(@Observes StartupEvent event, IdempotencyFeature feature) {
         // Injecting the feature is the point: it is built, with the engine and store under it.
     }
