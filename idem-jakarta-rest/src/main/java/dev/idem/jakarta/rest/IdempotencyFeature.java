@@ -24,7 +24,8 @@ import java.util.function.Supplier;
 /**
  * Makes the {@link Idempotent} resource methods of a Jakarta REST application idempotent under a
  * client-chosen key, with the HTTP semantics of idem-http (the project's {@code docs/http.md}; the
- * same answers, fingerprints and scopes as the Servlet filter). Register one instance:
+ * same answers, fingerprints and scopes as the Servlet filter; the scope names the resource method's
+ * route template, see {@link ScopeResolver#route}). Register one instance:
  * {@code resourceConfig.register(feature)} on Jersey, among {@code Application.getSingletons()} on
  * RESTEasy.
  *
