@@ -1,0 +1,8 @@
+package dev.idem.spring;
+
+class SqliteCompletableRouteTest extends CompletableRouteTest {
+    @Override
+    Backend backend() {
+        return Backend.SQLITE;
+    }
+}
