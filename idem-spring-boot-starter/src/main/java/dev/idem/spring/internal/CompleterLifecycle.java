@@ -62,7 +62,10 @@ public final class CompleterLifecycle implements SmartLifecycle {
         return running;
     }
 
-    /** Stops before the web server (whose graceful shutdown runs at a lower phase) and after anything it needs. */
+    /**
+     * Starts after the web server (Spring Boot's start-stop phase is {@code DEFAULT_PHASE - 2048}), with its
+     * graceful shutdown's phase, so it stops before the server does.
+     */
     @Override
     public int getPhase() {
         return SmartLifecycle.DEFAULT_PHASE - 1024;
