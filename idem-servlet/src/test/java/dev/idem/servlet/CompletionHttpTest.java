@@ -197,6 +197,17 @@ class CompletionHttpTest {
                 .isEqualTo(StoredRequest.KEPT_HEADERS);
     }
 
+    @Test
+    @DisplayName("a servlet its container has not initialised is refused, saying to load it on startup")
+    void anUninitialisedServletIsRefused() {
+        ServletCompletion completion = ServletCompletion.of(new HttpServlet() {
+            private static final long serialVersionUID = 1L;
+        }, idem.maxResponseBytes());
+        StoredRequest stored = StoredRequest.of("POST", "/orders", List.of(), new byte[0]);
+        assertThatThrownBy(() -> completion.run(null, stored)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("not initialised").hasMessageContaining("load-on-startup");
+    }
+
     /** A clock the test moves. */
     static final class MutableClock extends Clock {
         private volatile Instant now = Instant.parse("2026-01-01T00:00:00Z");
