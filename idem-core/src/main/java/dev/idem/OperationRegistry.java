@@ -71,13 +71,44 @@ public final class OperationRegistry {
      * @throws NullPointerException     if {@code input} is null
      */
     public <T> Operation operation(String name, T input) {
+        byte[] stored = storedInput(name, input);
+        return execution -> run(execution, stored, name);
+    }
+
+    /** The bytes checkpointed as {@code idem:input}: the format, the name and the encoded input. */
+    private byte[] storedInput(String name, Object input) {
         Registered<?> registered = operations.get(name);
         if (registered == null) {
             throw new IllegalArgumentException("no operation named '" + name + "' is registered; registered: " + names());
         }
         Objects.requireNonNull(input, () -> "input of operation '" + name + "' is null");
-        byte[] stored = encodeStored(name, registered.encode(input));
-        return execution -> run(execution, stored, name);
+        return encodeStored(name, registered.encode(input));
+    }
+
+    /**
+     * The registered operation {@code name}'s input stored with the claim, exactly as
+     * {@link #operation(String, Object)} stores it, while the live caller runs its own code:
+     * {@code runHere} runs on the first run and on a takeover by this caller (a client's retry, whose
+     * live request is there to run again), whereas a {@link Completer}'s takeover runs the registered
+     * {@link CompletableOperation} with the stored input. For an application whose live path and
+     * completion path are two ways of running the same handler (an HTTP route: the request's own
+     * filter chain live, the handler dispatched in-process from the stored request by the completer).
+     *
+     * <p>The rules are the registered operation's: the input is encoded here, checkpointed as
+     * {@code idem:input} right after the claim, and the record is never released on failure (its
+     * lease is ended, so a retry or the completer resumes it). On a takeover the stored input must name
+     * this operation, else the run fails with {@link IllegalStateException}.
+     *
+     * @throws IllegalArgumentException as {@link #operation(String, Object)}
+     * @throws NullPointerException     if {@code input} or {@code runHere} is null
+     */
+    public <T> Operation operation(String name, T input, Operation runHere) {
+        Objects.requireNonNull(runHere, () -> "the live code of operation '" + name + "' is null");
+        byte[] stored = storedInput(name, input);
+        return execution -> {
+            storedOperation(execution, stored, name);
+            return runHere.run(execution);
+        };
     }
 
     /** For the completer: the operation that resumes a record from the name and input stored with its claim. */
@@ -90,6 +121,15 @@ public final class OperationRegistry {
      * attempt's after a takeover), then the operation it names with the decoded input.
      */
     private StoredResponse run(Execution execution, byte[] firstRun, String expectedName) throws Exception {
+        Stored stored = storedOperation(execution, firstRun, expectedName);
+        return operations.get(stored.name()).run(execution, stored.input());
+    }
+
+    /**
+     * Checkpoints (or, after a takeover, reads back) the stored input and checks that it names
+     * {@code expectedName} (any, when null) and a registered operation.
+     */
+    private Stored storedOperation(Execution execution, byte[] firstRun, String expectedName) throws Exception {
         if (!(execution instanceof RunningExecution running)) {
             throw new IllegalStateException("a registered operation runs through Idem.execute, which stores its input with the claim");
         }
@@ -103,7 +143,7 @@ public final class OperationRegistry {
             throw new IllegalStateException("the record of scope '" + execution.scope() + "' names operation '" + stored.name()
                     + "', which is not registered");
         }
-        return registered.run(execution, stored.input());
+        return stored;
     }
 
     /** The operation name stored with a record's claim, or empty when the record holds no stored input. */

@@ -128,4 +128,71 @@ class OperationRegistryTest {
         assertThatThrownBy(() -> idem.execute(scope, key, Fingerprint.none(), operation))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'idem:input' is reserved");
     }
+
+    @Test
+    @DisplayName("the live variant stores the input as operation(name, input) does but runs the caller's code; a failure keeps the record")
+    void liveVariantStoresTheInputAndRunsTheCallersCode() {
+        List<String> ran = new ArrayList<>();
+        OperationRegistry registry = OperationRegistry.builder().register("charge", InputCodec.UTF8, (run, input) -> {
+            ran.add("registered:" + input);
+            return StoredResponse.of(201, input.getBytes(StandardCharsets.UTF_8));
+        }).build();
+        Operation live = registry.operation("charge", "order-7", run -> {
+            ran.add("live@" + run.attempt() + ":" + store.find(new RecordKey(scope, key)).orElseThrow().recoveryPoint().orElseThrow().phase());
+            throw new IllegalStateException("died after the claim");
+        });
+
+        assertThatThrownBy(() -> idem.execute(scope, key, Fingerprint.none(), live)).hasMessage("died after the claim");
+
+        IdempotencyRecord kept = store.find(new RecordKey(scope, key)).orElseThrow();
+        assertThat(kept.state()).isEqualTo(RecordState.IN_PROGRESS);
+        assertThat(kept.leaseUntil()).isBeforeOrEqualTo(store.now());
+        assertThat(OperationRegistry.storedName(kept.recoveryPoint())).hasValue("charge");
+        assertThat(ran).containsExactly("live@1:idem:input");
+    }
+
+    @Test
+    @DisplayName("on a takeover the live variant's retry runs its own code again, and the completer's runs the registered operation with the stored input")
+    void liveVariantTakeovers() {
+        List<String> ran = new ArrayList<>();
+        OperationRegistry registry = OperationRegistry.builder().register("charge", InputCodec.UTF8, (run, input) -> {
+            ran.add("registered@" + run.attempt() + ":" + input + ":resumed=" + run.resumed());
+            return StoredResponse.of(201, input.getBytes(StandardCharsets.UTF_8));
+        }).build();
+        IdempotencyKey other = IdempotencyKey.of("secret-key-2");
+        for (IdempotencyKey k : List.of(key, other)) {
+            assertThatThrownBy(() -> idem.execute(scope, k, Fingerprint.none(), registry.operation("charge", "first", run -> {
+                throw new IllegalStateException("died");
+            }))).hasMessage("died");
+        }
+
+        Outcome retry = idem.execute(scope, key, Fingerprint.none(), registry.operation("charge", "second", run -> {
+            ran.add("live@" + run.attempt() + ":resumed=" + run.resumed());
+            return StoredResponse.of(201, "live".getBytes(StandardCharsets.UTF_8));
+        }));
+        Outcome completed = idem.execute(scope, other, Fingerprint.none(), registry.resumeStored());
+
+        assertThat(((Outcome.Executed) retry).response().body()).isEqualTo("live".getBytes(StandardCharsets.UTF_8));
+        assertThat(((Outcome.Executed) completed).response().body()).isEqualTo("first".getBytes(StandardCharsets.UTF_8));
+        assertThat(ran).containsExactly("live@2:resumed=true", "registered@2:first:resumed=true");
+        assertThat(store.find(new RecordKey(scope, other)).orElseThrow().state()).isEqualTo(RecordState.COMPLETED);
+    }
+
+    @Test
+    @DisplayName("the live variant validates as operation(name, input) does, and refuses a takeover of another operation's record")
+    void liveVariantValidates() {
+        OperationRegistry registry = OperationRegistry.builder().register("charge", InputCodec.UTF8, ECHO).register("refund", InputCodec.UTF8, ECHO).build();
+        Operation ok = run -> StoredResponse.of(200, new byte[0]);
+        assertThatThrownBy(() -> registry.operation("void", "x", ok))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("no operation named 'void'");
+        assertThatThrownBy(() -> registry.operation("charge", null, ok))
+                .isInstanceOf(NullPointerException.class).hasMessage("input of operation 'charge' is null");
+        assertThatThrownBy(() -> registry.operation("charge", "x", null))
+                .isInstanceOf(NullPointerException.class).hasMessage("the live code of operation 'charge' is null");
+        assertThatThrownBy(() -> idem.execute(scope, key, Fingerprint.none(), registry.operation("charge", "x", run -> {
+            throw new IllegalStateException("died");
+        }))).hasMessage("died");
+        assertThatThrownBy(() -> idem.execute(scope, key, Fingerprint.none(), registry.operation("refund", "x", ok)))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("holds the input of operation 'charge', not of 'refund'");
+    }
 }

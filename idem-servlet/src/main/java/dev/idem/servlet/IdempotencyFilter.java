@@ -14,6 +14,7 @@ import dev.idem.http.HttpAnswer;
 import dev.idem.http.HttpAnswers;
 import dev.idem.http.MalformedBodyException;
 import dev.idem.http.RequestBodies;
+import dev.idem.http.StoredRequest;
 import dev.idem.servlet.internal.BufferedRequest;
 import dev.idem.servlet.internal.CapturingResponse;
 import dev.idem.servlet.internal.ServletAnswers;
@@ -162,9 +163,12 @@ public final class IdempotencyFilter implements Filter {
             return;
         }
         IdempotencyKey key = valid.key();
-        byte[] body = readBody(request);
+        RoutePolicy.Completion completion = policy.completion().orElse(null);
+        // A completable route's body is stored with the claim: it must also fit the stored input.
+        int bodyLimit = completion == null ? maxRequestBytes : Math.min(maxRequestBytes, StoredRequest.MAX_BODY_BYTES);
+        byte[] body = readBody(request, bodyLimit);
         if (body == null) {
-            ServletAnswers.write(answers.requestTooLarge(maxRequestBytes), response);
+            ServletAnswers.write(answers.requestTooLarge(bodyLimit), response);
             return;
         }
         Fingerprint fingerprint;
@@ -181,7 +185,8 @@ public final class IdempotencyFilter implements Filter {
             Idem engine = policy.idem().orElse(idem);
             RequestRunner runner = runnerOf(policy);
             run(runner, engine.maxResponseBytes(), runner.retention().orElse(engine.retention()), scope, key, fingerprint,
-                    new BufferedRequest(request, body), response, chain);
+                    new BufferedRequest(request, body), response, chain, completion == null ? null
+                            : ServletCompletion.storedRequest(request, completion.keptHeaders(), body), completion);
         } finally {
             request.removeAttribute(APPLIED_ATTRIBUTE);
         }
@@ -215,23 +220,27 @@ public final class IdempotencyFilter implements Filter {
         return derived;
     }
 
-    private byte[] readBody(HttpServletRequest request) throws IOException {
+    private static byte[] readBody(HttpServletRequest request, int limit) throws IOException {
         long declared = request.getContentLengthLong();
-        if (declared > maxRequestBytes) {
+        if (declared > limit) {
             return null; // refused before reading a byte
         }
-        return BufferedRequest.readBounded(request.getInputStream(), maxRequestBytes, declared);
+        return BufferedRequest.readBounded(request.getInputStream(), limit, declared);
     }
 
     private void run(RequestRunner runner, int maxResponseBytes, Duration retention, Scope scope, IdempotencyKey key,
-                     Fingerprint fingerprint, BufferedRequest request, HttpServletResponse response, FilterChain chain)
-            throws IOException, ServletException {
+                     Fingerprint fingerprint, BufferedRequest request, HttpServletResponse response, FilterChain chain,
+                     StoredRequest stored, RoutePolicy.Completion completion) throws IOException, ServletException {
         // The engine owns the response cap: the capture holds no more of the body in memory than it stores.
         try (CapturingResponse capture = new CapturingResponse(response, maxResponseBytes)) {
             Handler handler = new Handler(request, capture, chain);
+            // Completion: the request is stored with the claim as the registered operation's input; this
+            // request's own chain runs live (and on a live retry's takeover), a completer's takeover runs the operation.
+            Operation operation = completion == null ? handler : completion.operations().operation(completion.operationName(),
+                    stored, handler);
             Outcome outcome;
             try {
-                outcome = Objects.requireNonNull(runner.run(scope, key, fingerprint, handler), "the RequestRunner returned null");
+                outcome = Objects.requireNonNull(runner.run(scope, key, fingerprint, operation), "the RequestRunner returned null");
             } catch (RuntimeException e) {
                 answerFailure(handlerFailure(e), handler.started, retention, response, capture);
                 return;

@@ -128,6 +128,8 @@ public class IdemProperties implements InitializingBean {
 
     private final Sweeper sweeper = new Sweeper();
 
+    private final Completer completer = new Completer();
+
     private final Jdbc jdbc = new Jdbc();
 
     private final Scope scope = new Scope();
@@ -411,6 +413,60 @@ public class IdemProperties implements InitializingBean {
         }
     }
 
+    /**
+     * Settings of the completer, which finishes the records of @Idempotent(completable = true) routes whose
+     * client never came back, by running the stored request through the DispatcherServlet inside the application.
+     */
+    public static class Completer {
+        /**
+         * Whether to run the completer when a route is @Idempotent(completable = true). With false none runs, but
+         * completable routes still store their requests, so that another instance's completer (or a later release's)
+         * can finish them.
+         */
+        private boolean enabled = true;
+
+        /** How long after a record's lease ended the completer leaves it to its client's retry. */
+        private Duration delay = Duration.ofMinutes(1);
+
+        /** Time between the completer's polls for abandoned records. */
+        private Duration pollInterval = Duration.ofSeconds(10);
+
+        /** A record's attempts in all (its first owner's, retries', the completer's) before the completer parks it (2-1000). */
+        private int maxAttempts = 5;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public Duration getDelay() {
+            return delay;
+        }
+
+        public void setDelay(Duration delay) {
+            this.delay = delay;
+        }
+
+        public Duration getPollInterval() {
+            return pollInterval;
+        }
+
+        public void setPollInterval(Duration pollInterval) {
+            this.pollInterval = pollInterval;
+        }
+
+        public int getMaxAttempts() {
+            return maxAttempts;
+        }
+
+        public void setMaxAttempts(int maxAttempts) {
+            this.maxAttempts = maxAttempts;
+        }
+    }
+
     /** Settings of the JDBC store's table (idem.store=jdbc). */
     public static class Jdbc {
         private final Partitions partitions = new Partitions();
@@ -542,6 +598,15 @@ public class IdemProperties implements InitializingBean {
         }
         if (sweeper.batchSize < 1 || sweeper.batchSize > 100_000) {
             throw invalid("idem.sweeper.batch-size", sweeper.batchSize, "must be between 1 and 100000");
+        }
+        positive("idem.completer.delay", completer.delay);
+        positive("idem.completer.poll-interval", completer.pollInterval);
+        if (completer.delay.toMillis() < 1 || completer.pollInterval.toMillis() < 1) {
+            throw invalid(completer.delay.toMillis() < 1 ? "idem.completer.delay" : "idem.completer.poll-interval",
+                    completer.delay.toMillis() < 1 ? completer.delay : completer.pollInterval, "must be at least 1ms");
+        }
+        if (completer.maxAttempts < 2 || completer.maxAttempts > 1000) {
+            throw invalid("idem.completer.max-attempts", completer.maxAttempts, "must be between 2 and 1000");
         }
         String credential = scope.credentialHeader;
         if (credential != null && !credential.isEmpty()) {
@@ -791,6 +856,10 @@ public class IdemProperties implements InitializingBean {
 
     public Sweeper getSweeper() {
         return sweeper;
+    }
+
+    public Completer getCompleter() {
+        return completer;
     }
 
     public Jdbc getJdbc() {

@@ -6,6 +6,9 @@ import dev.idem.servlet.RequestFingerprinter;
 import dev.idem.servlet.RoutePolicyResolver;
 import dev.idem.servlet.ScopeResolver;
 import dev.idem.spring.internal.AnonymousScopeWarning;
+import dev.idem.spring.internal.CompletableRoutes;
+import dev.idem.spring.internal.CompleterLifecycle;
+import dev.idem.spring.internal.DispatcherServletOnStartup;
 import dev.idem.spring.internal.EndpointPolicies;
 import dev.idem.spring.internal.HandlerMappingRoutePolicyResolver;
 import dev.idem.spring.internal.HttpFilterSettings;
@@ -53,9 +56,31 @@ public class IdemWebAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     RoutePolicyResolver idemRoutePolicyResolver(Idem idem, IdemProperties properties, Environment environment,
-                                                ObjectProvider<TransactionalRunners> transactionalRunners) {
+                                                ObjectProvider<TransactionalRunners> transactionalRunners,
+                                                CompletableRoutes completableRoutes) {
         return new HandlerMappingRoutePolicyResolver(new EndpointPolicies(idem, properties, environment,
-                transactionalRunners.getIfAvailable(TransactionalRunners::unavailable)));
+                transactionalRunners.getIfAvailable(TransactionalRunners::unavailable), completableRoutes));
+    }
+
+    /** The {@code @Idempotent(completable = true)} handlers, their operation names and the registry that runs them. */
+    @Bean
+    CompletableRoutes idemCompletableRoutes(Idem idem) {
+        return new CompletableRoutes(idem);
+    }
+
+    /**
+     * The completer of the completable routes ({@code idem.completer.*}), started and stopped with the
+     * context, on the engine the filter runs routes on.
+     */
+    @Bean
+    CompleterLifecycle idemCompleter(Idem idem, IdemProperties properties, CompletableRoutes completableRoutes) {
+        return new CompleterLifecycle(EndpointPolicies.webEngine(idem, properties), properties.getCompleter(), completableRoutes);
+    }
+
+    /** The DispatcherServlet loaded on startup when a route is completable, so that the completer can dispatch to it. */
+    @Bean
+    static DispatcherServletOnStartup idemDispatcherServletOnStartup(Environment environment) {
+        return new DispatcherServletOnStartup(environment);
     }
 
     /**

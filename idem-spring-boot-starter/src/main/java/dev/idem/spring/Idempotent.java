@@ -99,6 +99,32 @@ public @interface Idempotent {
      */
     boolean transactional() default false;
 
+    /**
+     * Stores the request with the claim, so that the starter's completer finishes a record whose client
+     * never came back: after its lease ended and {@code idem.completer.delay} passed, the completer
+     * takes the record over and runs the stored request through the {@code DispatcherServlet} inside
+     * the application (never by an HTTP call to itself); the handler's finished
+     * {@linkplain dev.idem.servlet.IdempotencyFilter#execution phases} return their stored results, the
+     * rest run, and its response is stored for the client's late retry. Spring MVC only.
+     *
+     * <p>What is stored — the method, path and query, {@code Content-Type} and {@code Accept}, the body —
+     * may hold personal data, and stays in the record while it lives. The re-run request has no
+     * principal, session, cookies or other headers, and the filters in front of the
+     * {@code DispatcherServlet} (security, request ids) do not run for it: the handler must not need
+     * them. Refused at startup, naming the method: with {@link #transactional()}, on a handler whose
+     * mapping does not name exactly one HTTP method and one path (unless {@link #operation()} names it),
+     * on WebFlux, and when two handlers get one operation name.
+     */
+    boolean completable() default false;
+
+    /**
+     * The name a {@link #completable()} route's records store, which the completer runs them by: 1-64
+     * visible ASCII characters, stable across releases. Empty: derived from the route,
+     * {@code http:<METHOD>:<path pattern>} (e.g. {@code http:POST:/payments}; a pattern too long for
+     * 64 characters is cut and ends with a hash of the whole).
+     */
+    String operation() default "";
+
     /** The in-flight policy of one endpoint. */
     enum InFlight {
         /** The global {@code idem.in-flight} (or the policy of the application's own {@code Idem} bean). */

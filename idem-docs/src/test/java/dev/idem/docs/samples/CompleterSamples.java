@@ -9,6 +9,11 @@ import dev.idem.OperationRegistry;
 import dev.idem.Outcome;
 import dev.idem.Scope;
 import dev.idem.StoredResponse;
+import dev.idem.http.StoredRequest;
+import dev.idem.servlet.IdempotencyFilter;
+import dev.idem.servlet.RoutePolicy;
+import dev.idem.servlet.ServletCompletion;
+import jakarta.servlet.Servlet;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
@@ -41,5 +46,25 @@ public final class CompleterSamples {
                 .start();                              // one daemon thread; close() on shutdown
         // end sample
         return new Ran(operations, outcome, completer);
+    }
+
+    /** What the servlet sample built: the registry its route stores requests for, and the filter. */
+    public record ServletRoute(OperationRegistry operations, IdempotencyFilter filter) {
+    }
+
+    public static ServletRoute servletRoute(Idem idem, Servlet servlet) {
+        // sample: completer-servlet-route
+        OperationRegistry operations = OperationRegistry.builder()
+                .register("http:POST:/payments", StoredRequest.CODEC, ServletCompletion.of(servlet, idem.maxResponseBytes()))
+                .build();
+        IdempotencyFilter filter = IdempotencyFilter.builder(idem)
+                .routePolicyResolver(request -> request.getServletPath().equals("/payments")
+                        ? RoutePolicy.required().withCompletion(operations, "http:POST:/payments")
+                        : RoutePolicy.required())
+                .build();
+        Completer completer = Completer.builder(idem, operations).build().start();
+        // end sample
+        completer.close();
+        return new ServletRoute(operations, filter);
     }
 }

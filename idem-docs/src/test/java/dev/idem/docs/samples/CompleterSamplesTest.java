@@ -45,4 +45,15 @@ class CompleterSamplesTest {
             assertThat(ran.completer().isRunning()).isFalse();
         }
     }
+
+    @Test
+    @DisplayName("completer-servlet-route: the route's operation is registered, and the filter builds")
+    void servletRouteSample() {
+        Idem idem = Idem.builder().store(new dev.idem.testing.NonDurableMemoryStore()).build();
+        CompleterSamples.ServletRoute route = CompleterSamples.servletRoute(idem, new jakarta.servlet.http.HttpServlet() {
+            private static final long serialVersionUID = 1L;
+        });
+        assertThat(route.operations().names()).containsExactly("http:POST:/payments");
+        assertThat(route.filter()).isNotNull();
+    }
 }

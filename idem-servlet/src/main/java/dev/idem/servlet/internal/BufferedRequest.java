@@ -138,7 +138,8 @@ public final class BufferedRequest extends HttpServletRequestWrapper {
         return formParameters;
     }
 
-    private static void addPairs(Map<String, List<String>> into, String encoded, Charset charset) {
+    /** Adds the decoded pairs of a query or form body; also a {@link MemoryRequest}'s query. */
+    static void addPairs(Map<String, List<String>> into, String encoded, Charset charset) {
         if (encoded == null || encoded.isEmpty()) {
             return;
         }

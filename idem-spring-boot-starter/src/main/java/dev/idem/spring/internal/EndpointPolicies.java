@@ -33,13 +33,20 @@ public final class EndpointPolicies {
     /** The methods the default policy covers ({@code idem.methods}); an explicit annotation covers every unsafe one. */
     private final Set<String> defaultMethods;
 
+    /** The completable handlers (Spring MVC); null on WebFlux, which refuses {@code completable = true}. */
+    private final CompletableRoutes completableRoutes;
+
     public EndpointPolicies(Idem idem, IdemProperties properties, PropertyResolver placeholders,
                             TransactionalRunners transactionalRunners) {
+        this(idem, properties, placeholders, transactionalRunners, null);
+    }
+
+    public EndpointPolicies(Idem idem, IdemProperties properties, PropertyResolver placeholders,
+                            TransactionalRunners transactionalRunners, CompletableRoutes completableRoutes) {
         Objects.requireNonNull(idem, "idem is null");
         this.properties = Objects.requireNonNull(properties, "properties is null");
-        // What the filter runs on: the application's engine with idem.not-stored-statuses deciding storage,
-        // so an endpoint's variant or transactional runner keeps that one policy unless it sets its own.
-        this.idem = idem.toBuilder().storagePolicy(properties.storagePolicy()).build();
+        this.idem = webEngine(idem, properties);
+        this.completableRoutes = completableRoutes;
         this.placeholders = Objects.requireNonNull(placeholders, "placeholders is null");
         this.transactionalRunners = Objects.requireNonNull(transactionalRunners, "transactionalRunners is null");
         this.variants = new EngineOverrides(properties, placeholders);
@@ -52,6 +59,15 @@ public final class EndpointPolicies {
      */
     public Idem engine() {
         return idem;
+    }
+
+    /**
+     * What the filter (and the completer) runs on: the application's engine with
+     * {@code idem.not-stored-statuses} deciding storage, so an endpoint's variant or transactional
+     * runner keeps that one policy unless it sets its own.
+     */
+    public static Idem webEngine(Idem idem, IdemProperties properties) {
+        return idem.toBuilder().storagePolicy(properties.storagePolicy()).build();
     }
 
     /** Methods that change nothing (RFC 9110 §9.2.1): never covered, and an {@code @Idempotent} on a handler of one is refused. */
@@ -158,10 +174,27 @@ public final class EndpointPolicies {
             policy = policy.withStoragePolicy(storage);
         }
         Idem variant = variant(annotation, where);
+        if (annotation.completable()) {
+            return completable(variant == null ? policy : policy.withIdem(variant), annotation, key, where);
+        }
         if (annotation.transactional()) {
             return policy.withRunner(transactionalRunners.runner(variant == null ? idem : variant, where));
         }
         return variant == null ? policy : policy.withIdem(variant);
+    }
+
+    /** {@code completable = true}: the route stores its request for the completer, under its operation's name. */
+    private RoutePolicy completable(RoutePolicy policy, Idempotent annotation, HandlerKey key, String where) {
+        if (completableRoutes == null) {
+            throw new IllegalStateException("@Idempotent on " + where + ": completable = true is for Spring MVC handlers, whose stored"
+                    + " request the completer runs through the DispatcherServlet; remove it");
+        }
+        if (annotation.transactional()) {
+            throw new IllegalStateException("@Idempotent on " + where + ": completable = true does not apply with transactional = true"
+                    + " (a transactional endpoint's effects roll back with a crash, and it has no phases to resume); remove one");
+        }
+        String name = completableRoutes.operationName(key.type(), key.method());
+        return policy.withCompletion(completableRoutes.registry().orElseThrow(), name);
     }
 
     /** The endpoint's own storage policy, or null for the filter's ({@code idem.not-stored-statuses}). */

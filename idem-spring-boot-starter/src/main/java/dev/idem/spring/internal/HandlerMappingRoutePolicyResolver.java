@@ -71,7 +71,7 @@ public final class HandlerMappingRoutePolicyResolver implements RoutePolicyResol
     }
 
     /** The HTTP methods a mapping declares; empty when it takes any (or is not a {@code RequestMappingInfo}). */
-    private static Set<String> httpMethods(Object mappingInfo) {
+    static Set<String> httpMethods(Object mappingInfo) {
         Set<String> names = new LinkedHashSet<>();
         if (mappingInfo instanceof RequestMappingInfo info) {
             for (RequestMethod method : info.getMethodsCondition().getMethods()) {

@@ -1,0 +1,8 @@
+package dev.idem.spring;
+
+class PostgresCompletableRouteTest extends CompletableRouteTest {
+    @Override
+    Backend backend() {
+        return Backend.POSTGRESQL;
+    }
+}
