@@ -25,7 +25,7 @@ import java.util.regex.Pattern;
  * range-partitioned by {@code expires_at}, partitions are created ahead of need and a partition is
  * dropped whole once its upper bound has passed (every record in it is past retention). The store's
  * {@code purge} runs {@link #maintain()}; {@link #convert()} turns today's unpartitioned table into the
- * partitioned layout on a live database (the key store's table, on PostgreSQL). Other idem tables use the
+ * partitioned layout on a live database. Other idem tables use the
  * same maintenance through {@link #forTable} (the inbox's: {@code Inbox.Builder.retentionByPartition}).
  * See docs/stores.md, "Retention by partition".
  */
@@ -44,19 +44,21 @@ public final class RetentionPartitions {
      */
     public static final List<String> TABLE_STATEMENTS = List.of("partition_create_table", "partition_create_lock", "partition_live_rows");
 
-    /** The key store's statements of this layout, each checked when the store is built (the conversion's on PostgreSQL only). */
+    /** The key store's statements of this layout, each checked when the store is built. */
     static List<String> statements(Dialect dialect) {
         List<String> names = new ArrayList<>(TABLE_STATEMENTS);
         names.add("purge_unpartitioned");
-        if (dialect == Dialect.POSTGRESQL) {
-            names.add("partition_create_index");
-            names.addAll(CONVERSION);
-        }
+        names.addAll(CONVERSION);
         return names;
     }
 
-    private static final List<String> CONVERSION = List.of("convert_max_expiry", "convert_leftovers", "convert_index", "convert_key", "convert_unbound",
-            "convert_bound", "convert_validate", "convert_lock", "convert_rename_old", "convert_rename_new", "convert_attach_old");
+    /**
+     * The owner's statements of {@link #convert()}, a blank one a step the dialect does not have; with
+     * {@code partition_create_index}, the parent's indexes besides its key.
+     */
+    public static final List<String> CONVERSION = List.of("partition_create_index", "convert_max_expiry", "convert_leftovers", "convert_index_done",
+            "convert_index", "convert_key", "convert_unbound", "convert_bound", "convert_validate", "convert_lock", "convert_rename_old",
+            "convert_rename_new", "convert_attach_old", "convert_unlock");
     private static final List<String> MAINTENANCE = List.of("partition_now", "partition_maintenance_lock", "partition_maintenance_wait",
             "partition_maintenance_unlock", "partition_kind", "partition_list", "partition_new", "partition_attach", "partition_estimated_rows",
             "partition_detach_concurrently", "partition_detach_finalize", "partition_drop");
@@ -192,21 +194,20 @@ public final class RetentionPartitions {
     }
 
     /**
-     * Turns the store's unpartitioned table into the partitioned layout while the service runs: the
+     * Turns the unpartitioned table into the partitioned layout while the service runs: the
      * old table becomes the first partition, covering every expiry before a cut-over at now plus the
      * horizon (or past the latest expiry it holds), and is dropped whole once that has passed; records expiring later go into new partitions.
-     * No row is copied; writers wait only for one short transaction that renames and attaches. Run it
-     * once every instance of the service runs with retention by partition (a store without it cannot
-     * claim on a partitioned table). A no-op if the table is partitioned already.
+     * No row is copied into a new table; writers wait only for one short swap. PostgreSQL: a unique index built
+     * concurrently, a validated check, then one transaction that renames and attaches. MariaDB: the
+     * primary key rebuilt online to hold {@code expires_at} (InnoDB copies the rows, writes go on), then
+     * under {@code LOCK TABLES} the old table converted to the parent's partition (each row read once to
+     * check its bound) and the parent renamed. Run it once every instance of the service runs with
+     * retention by partition (a store without it cannot keep one row per key on the new layout). A
+     * no-op if the table is partitioned already. See docs/stores-appendix.md, "Converting a live table".
      *
      * @throws IllegalStateException if the table does not exist or another instance is maintaining it
-     * @throws UnsupportedOperationException on MariaDB, where it is not available yet
      */
     public void convert() {
-        if (dialect != Dialect.POSTGRESQL) {
-            throw new UnsupportedOperationException("converting a live table to partitions is available on PostgreSQL only; on "
-                    + dialect.displayName() + " create the table partitioned with migrate() on a store with retentionByPartition");
-        }
         calls.onConnection("convert to partitions", c -> autoCommitted(c, () -> {
             String kind = kind(c);
             if ("p".equals(kind)) {
@@ -394,28 +395,28 @@ public final class RetentionPartitions {
     }
 
     private void convertLocked(Connection c) throws SQLException {
-        long now = now(c);
-        long latest = now + horizonMs;
-        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql.get("convert_max_expiry"))) {
-            if (rs.next()) {
-                latest = Math.max(latest, rs.getLong(1) + 1);
-            }
-        }
-        // Every claim until the swap expires before now + horizon (a retention within the horizon), every row already there before latest.
-        long cutover = Math.floorDiv(latest + widthMs - 1, widthMs) * widthMs;
         String parent = table + "_parted";
         String legacy = table + "_legacy";
         execute(c, sql.get("convert_leftovers").replace("{parent}", parent));
-        // Built without blocking writes; ATTACH uses it for the parent's primary key instead of building one under its lock.
-        execute(c, sql.get("convert_index"));
+        // Step 1, without blocking writes. PostgreSQL: the index ATTACH uses for the parent's key instead of building one under its
+        // lock. MariaDB: the parent's primary key, which CONVERT TABLE requires the old table to have.
+        String indexDone = sql.get("convert_index_done");
+        if (indexDone.isBlank() || !exists(c, indexDone)) {
+            execute(c, sql.get("convert_index"));
+        }
         execute(c, sql.get("convert_key"));
+        if (dialect == Dialect.MARIADB) {
+            swapMariadb(c, parent, legacy);
+            return;
+        }
+        long now = now(c);
+        long cutover = cutover(c, now);
         execute(c, sql.get("convert_unbound"));
         execute(c, sql.get("convert_bound").replace("{to}", Long.toString(cutover)));
         execute(c, sql.get("convert_validate"));
         execute(c, sql.get("partition_create_table").replace("{parent}", parent).replace("{unique}", "UNIQUE"));
         execute(c, sql.get("partition_create_index").replace("{parent}", parent));
-        List<Partition> none = List.of(new Partition(legacy, null, cutover));
-        createAhead(c, parent, none, now);
+        createAhead(c, parent, List.of(new Partition(legacy, null, cutover)), now);
         c.setAutoCommit(false);
         try {
             execute(c, sql.get("convert_lock"));
@@ -428,6 +429,71 @@ public final class RetentionPartitions {
             throw e;
         } finally {
             c.setAutoCommit(true);
+        }
+    }
+
+    /**
+     * MariaDB's swap. Its RANGE partitions only ever append, so the parent starts with one placeholder
+     * partition below every expiry. Under LOCK TABLES the old table is appended as the partition up to a
+     * cut-over read under that lock (so no claim can have passed it), the partitions ahead are appended
+     * and the parent takes the table's name; after the lock, a maintenance run drops the placeholder.
+     * MariaDB's DDL commits at once: once the old table is converted the rename is tried whatever fails
+     * after, so that the table's name is not left without a table.
+     */
+    private void swapMariadb(Connection c, String parent, String legacy) throws SQLException {
+        execute(c, sql.get("partition_create_table").replace("{parent}", parent).replace("{unique}", "PRIMARY KEY")
+                .replace("{partition}", table + "_pconv").replace("{to}", Long.toString(KEPT_BELOW)));
+        execute(c, sql.get("partition_create_index").replace("{parent}", parent));
+        execute(c, sql.get("convert_lock").replace("{parent}", parent));
+        try {
+            long now = now(c);
+            long cutover = cutover(c, now);
+            execute(c, sql.get("convert_attach_old").replace("{parent}", parent).replace("{partition}", legacy)
+                    .replace("{to}", Long.toString(cutover)));
+            try {
+                createAhead(c, parent, List.of(new Partition(legacy, null, cutover)), now);
+            } finally {
+                renameConverted(c, parent);
+            }
+        } finally {
+            execute(c, sql.get("convert_unlock"));
+        }
+        maintainLocked(c);
+    }
+
+    private void renameConverted(Connection c, String parent) throws SQLException {
+        String rename = sql.get("convert_rename_new").replace("{parent}", parent);
+        try {
+            execute(c, rename);
+        } catch (SQLException first) {
+            try {
+                execute(c, rename);
+            } catch (SQLException again) {
+                first.addSuppressed(again);
+                throw new IllegalStateException("table " + table + " was converted into " + parent + " but not renamed back: rename "
+                        + parent + " to " + table + " now", first);
+            }
+        }
+    }
+
+    /**
+     * The conversion's cut-over: past every expiry the old table holds and past now plus the horizon
+     * (every claim until the swap expires before that, its retention being within the horizon), on a
+     * partition boundary.
+     */
+    private long cutover(Connection c, long now) throws SQLException {
+        long latest = now + horizonMs;
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql.get("convert_max_expiry"))) {
+            if (rs.next()) {
+                latest = Math.max(latest, rs.getLong(1) + 1);
+            }
+        }
+        return Math.floorDiv(latest + widthMs - 1, widthMs) * widthMs;
+    }
+
+    private static boolean exists(Connection c, String query) throws SQLException {
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(query)) {
+            return rs.next();
         }
     }
 

@@ -62,6 +62,63 @@ PARTITION BY RANGE (expires_at) (PARTITION {partition} VALUES LESS THAN ({to}))
 CREATE TABLE IF NOT EXISTS idem_record_lock (bucket INT NOT NULL PRIMARY KEY) ENGINE = InnoDB
 
 -- name: partition_create_index
+-- The conversion's new parent: V1's and V6's indexes, which CONVERT TABLE requires the old table and
+-- the parent to share (a table created partitioned gets them from V1 and V6 themselves).
+ALTER TABLE {parent} ADD INDEX idem_record_expires_at_idx (expires_at), ADD INDEX idem_record_in_progress_idx (state, lease_until)
 
 -- name: partition_live_rows
 SELECT 1 FROM idem_record PARTITION ({partition}) WHERE state = 0 AND lease_until > {now_ms} LIMIT 1
+
+-- ---- converting a live table (RetentionPartitions.convert) --------------------------------------
+-- CONVERT TABLE … TO PARTITION (MariaDB 10.7+) makes the old table a partition of the new parent
+-- without copying a row, but it needs both tables to have the same definition, primary key included;
+-- it checks every row against the partition's bound. The steps PostgreSQL has and MariaDB does not
+-- (a validated check constraint, a separate unique constraint) are blank here.
+
+-- name: convert_max_expiry
+-- Run under the swap's LOCK TABLES, along the expires_at index: the cut-over lies past every expiry.
+SELECT max(expires_at) FROM idem_record
+
+-- name: convert_leftovers
+-- A new parent an attempt that stopped before its swap left (nothing writes to it before the swap).
+DROP TABLE IF EXISTS {parent}
+
+-- name: convert_index_done
+-- Whether step 1 is done already: the primary key holds expires_at.
+SELECT 1 FROM information_schema.STATISTICS
+WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'idem_record' AND INDEX_NAME = 'PRIMARY' AND COLUMN_NAME = 'expires_at'
+
+-- name: convert_index
+-- Step 1: the partitioned layout's primary key on the old table. An online rebuild: InnoDB copies the
+-- rows into the new clustered index while claims go on (concurrent writes are logged and applied at
+-- the end), with a short exclusive metadata lock at its start and its end. LOCK = NONE makes it fail
+-- rather than block writes where it could not be done online. From here on the table alone would take
+-- a second row for a key, as a partitioned one does: only stores with retentionByPartition may run.
+ALTER TABLE idem_record DROP PRIMARY KEY, ADD PRIMARY KEY (scope, idem_key, expires_at), ALGORITHM = INPLACE, LOCK = NONE
+
+-- name: convert_key
+
+-- name: convert_unbound
+
+-- name: convert_bound
+
+-- name: convert_validate
+
+-- name: convert_lock
+-- Step 3: claims wait here (an exclusive metadata lock on the table) until convert_unlock; the lock
+-- waits for the transactions open on the table first.
+LOCK TABLES idem_record WRITE, {parent} WRITE
+
+-- name: convert_rename_old
+
+-- name: convert_attach_old
+-- The old table becomes the parent's partition for every expiry from the placeholder's bound to the
+-- cut-over: no row is copied, each is read once to check its bound (a scan, under the lock).
+ALTER TABLE {parent} CONVERT TABLE idem_record TO PARTITION {partition} VALUES LESS THAN ({to})
+
+-- name: convert_rename_new
+-- The parent takes the old table's name: claims waiting on that name open the parent when the lock ends.
+ALTER TABLE {parent} RENAME TO idem_record
+
+-- name: convert_unlock
+UNLOCK TABLES

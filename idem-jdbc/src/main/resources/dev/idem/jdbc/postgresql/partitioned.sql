@@ -131,6 +131,9 @@ DO $$ BEGIN
 END $$;
 DROP TABLE IF EXISTS {parent}
 
+-- name: convert_index_done
+-- None: convert_index is IF NOT EXISTS.
+
 -- name: convert_index
 -- Conversion, step 1: the index the partitioned primary key needs, built without blocking writes.
 CREATE UNIQUE INDEX CONCURRENTLY IF NOT EXISTS idem_record_conv_pk ON idem_record (scope, idem_key, expires_at)
@@ -165,3 +168,6 @@ ALTER TABLE {parent} RENAME TO idem_record
 
 -- name: convert_attach_old
 ALTER TABLE idem_record ATTACH PARTITION {partition} FOR VALUES FROM (MINVALUE) TO ({to})
+
+-- name: convert_unlock
+-- None: the swap's transaction ends the lock.
