@@ -140,6 +140,7 @@ public final class Inbox implements Purgeable {
         if (partitioned) {
             names.add("inbox_lock");
             names.addAll(RetentionPartitions.TABLE_STATEMENTS);
+            names.addAll(RetentionPartitions.CONVERSION_STATEMENTS);
         }
         return names;
     }

@@ -33,7 +33,7 @@ import org.junit.jupiter.api.Test;
  * classes). A backend's test says which database.
  */
 abstract class PartitionedInboxContract {
-    private static final String CONSUMER = "ledger";
+    protected static final String CONSUMER = "ledger";
     private static final Duration WIDTH = Duration.ofSeconds(1);
 
     protected TestDatabase db;
@@ -51,7 +51,7 @@ abstract class PartitionedInboxContract {
         db.close();
     }
 
-    private Inbox partitioned(Duration retention, UnaryOperator<Inbox.Builder> more) {
+    protected Inbox partitioned(Duration retention, UnaryOperator<Inbox.Builder> more) {
         Inbox inbox = more.apply(Inbox.builder(db.dataSource()).retention(retention).retentionByPartition(WIDTH)).build();
         inbox.migrate();
         return inbox;
@@ -176,7 +176,7 @@ abstract class PartitionedInboxContract {
 
     // ---- helpers ------------------------------------------------------------------------------
 
-    private static void insertLedger(Connection c, String messageId) throws SQLException {
+    protected static void insertLedger(Connection c, String messageId) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("INSERT INTO ledger (consumer, message_id, amount) VALUES (?, ?, 10)")) {
             ps.setString(1, CONSUMER);
             ps.setString(2, messageId);
@@ -184,24 +184,24 @@ abstract class PartitionedInboxContract {
         }
     }
 
-    private long count(String query) throws SQLException {
+    protected long count(String query) throws SQLException {
         return Long.parseLong(single(query));
     }
 
-    private long dbNow() throws SQLException {
+    protected long dbNow() throws SQLException {
         return Long.parseLong(single(backend() == Backends.MARIADB
                 ? "SELECT TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000"
                 : "SELECT (extract(epoch from clock_timestamp()) * 1000)::bigint"));
     }
 
     /** Waits for the database's clock (which judges expiry) to pass {@code epochMs}. */
-    private void awaitDbTimePast(long epochMs) throws Exception {
+    protected void awaitDbTimePast(long epochMs) throws Exception {
         for (long ms = epochMs - dbNow(); ms >= 0; ms = epochMs - dbNow()) {
             Thread.sleep(Math.min(ms + 1, 200));
         }
     }
 
-    private List<String> column(String query) throws SQLException {
+    protected List<String> column(String query) throws SQLException {
         List<String> values = new ArrayList<>();
         try (Connection c = db.dataSource().getConnection(); Statement st = c.createStatement(); ResultSet rs = st.executeQuery(query)) {
             while (rs.next()) {
@@ -211,13 +211,13 @@ abstract class PartitionedInboxContract {
         return values;
     }
 
-    private String single(String query) throws SQLException {
+    protected String single(String query) throws SQLException {
         try (Connection c = db.dataSource().getConnection(); Statement st = c.createStatement(); ResultSet rs = st.executeQuery(query)) {
             return rs.next() ? rs.getString(1) : null;
         }
     }
 
-    private void exec(String statement) throws SQLException {
+    protected void exec(String statement) throws SQLException {
         try (Connection c = db.dataSource().getConnection(); Statement st = c.createStatement()) {
             st.execute(statement);
         }

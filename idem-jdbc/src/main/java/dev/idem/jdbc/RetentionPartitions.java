@@ -44,24 +44,30 @@ public final class RetentionPartitions {
      */
     public static final List<String> TABLE_STATEMENTS = List.of("partition_create_table", "partition_create_lock", "partition_live_rows");
 
+    /**
+     * The owner's statements for {@link #convert()}, a blank one a step its table does not have: the
+     * new parent's indexes besides its key, the key the old table needs for it (PostgreSQL: a unique
+     * index built concurrently; MariaDB: the primary key, rebuilt online), the rows kept below every
+     * expiry given the expiry the layout keeps them at (before the cut-over is chosen), and those rows
+     * copied into the kept partition that takes the place of the converted table's first partition
+     * (PostgreSQL, {@code {partition}} that partition).
+     */
+    public static final List<String> CONVERSION_STATEMENTS = List.of("partition_create_index", "convert_index", "convert_kept", "convert_keep_rows");
+
     /** The key store's statements of this layout, each checked when the store is built. */
     static List<String> statements(Dialect dialect) {
         List<String> names = new ArrayList<>(TABLE_STATEMENTS);
         names.add("purge_unpartitioned");
-        names.addAll(CONVERSION);
+        names.addAll(CONVERSION_STATEMENTS);
         return names;
     }
 
-    /**
-     * The owner's statements of {@link #convert()}, a blank one a step the dialect does not have; with
-     * {@code partition_create_index}, the parent's indexes besides its key.
-     */
-    public static final List<String> CONVERSION = List.of("partition_create_index", "convert_max_expiry", "convert_leftovers", "convert_index_done",
-            "convert_index", "convert_key", "convert_unbound", "convert_bound", "convert_validate", "convert_lock", "convert_rename_old",
-            "convert_rename_new", "convert_attach_old", "convert_unlock");
     private static final List<String> MAINTENANCE = List.of("partition_now", "partition_maintenance_lock", "partition_maintenance_wait",
             "partition_maintenance_unlock", "partition_kind", "partition_list", "partition_new", "partition_attach", "partition_estimated_rows",
-            "partition_detach_concurrently", "partition_detach_finalize", "partition_drop");
+            "partition_detach_concurrently", "partition_detach", "partition_detach_finalize", "partition_drop",
+            // The conversion's steps every table shares.
+            "convert_max_expiry", "convert_leftovers", "convert_index_done", "convert_key", "convert_unbound", "convert_bound",
+            "convert_validate", "convert_lock", "convert_rename_old", "convert_rename_new", "convert_attach_old", "convert_unlock");
     /** Upper bound of the kept partition: rows with an expiry of 0 or less stay there until a write moves them. */
     private static final long KEPT_BELOW = 1;
 
@@ -206,6 +212,7 @@ public final class RetentionPartitions {
      * no-op if the table is partitioned already. See docs/stores-appendix.md, "Converting a live table".
      *
      * @throws IllegalStateException if the table does not exist or another instance is maintaining it
+     * @throws UnsupportedOperationException for a table with kept rows (the inbox's) on MariaDB
      */
     public void convert() {
         calls.onConnection("convert to partitions", c -> autoCommitted(c, () -> {
@@ -215,6 +222,11 @@ public final class RetentionPartitions {
             }
             if (kind == null) {
                 throw new IllegalStateException("table " + table + " does not exist; migrate() creates it partitioned");
+            }
+            if (kept != null && dialect == Dialect.MARIADB) {
+                throw new UnsupportedOperationException("converting a live " + table + " to partitions is not available on MariaDB: its kept rows "
+                        + "(quarantined messages) would have to move to their own partition apart from the conversion; create the table "
+                        + "partitioned with migrate(), or keep it unpartitioned");
             }
             if (!tryLock(c)) {
                 throw new IllegalStateException("another instance is maintaining the partitions of " + table + "; try again");
@@ -353,7 +365,9 @@ public final class RetentionPartitions {
                 continue;
             }
             rows += estimatedRows(c, p.name());
-            if (concurrently) {
+            if (kept != null && p.from() == null) {
+                replaceByKept(c, p.name());
+            } else if (concurrently) {
                 // SHARE UPDATE EXCLUSIVE on the parent: claims go on while it waits for the transactions that see the partition.
                 execute(c, partitionSql("partition_detach_concurrently", table, p.name()));
             }
@@ -363,9 +377,12 @@ public final class RetentionPartitions {
         return new Maintenance(created, dropped, rows);
     }
 
-    /** The kept partition, below every expiry idem writes, if the table has one and it is missing (PostgreSQL; MariaDB's CREATE makes it). */
+    /**
+     * The kept partition, below every expiry idem writes, if the table has one and it is missing (PostgreSQL; MariaDB's CREATE makes it).
+     * Not while a converted table's first partition covers its range: {@link #replaceByKept} makes it when that one goes.
+     */
     private int createKept(Connection c, List<Partition> existing) throws SQLException {
-        if (kept == null || existing.stream().anyMatch(p -> p.name().equals(kept))) {
+        if (kept == null || existing.stream().anyMatch(p -> p.from() == null)) {
             return 0;
         }
         if (dialect != Dialect.POSTGRESQL) {
@@ -374,6 +391,29 @@ public final class RetentionPartitions {
         execute(c, partitionSql("partition_new", table, kept));
         execute(c, partitionSql("partition_attach", table, kept).replace("{from}", "MINVALUE").replace("{to}", Long.toString(KEPT_BELOW)));
         return 1;
+    }
+
+    /**
+     * A converted table's first partition, past its bound (PostgreSQL): it covers every expiry from
+     * MINVALUE, so the rows kept below every expiry (quarantined messages) live there until it goes. In
+     * one transaction it is detached, the kept partition attached in its place and its kept rows copied
+     * there (read along the expiry index): an ACCESS EXCLUSIVE lock on the parent for that time, once.
+     * The caller drops it after.
+     */
+    private void replaceByKept(Connection c, String first) throws SQLException {
+        c.setAutoCommit(false);
+        try {
+            execute(c, partitionSql("partition_detach", table, first));
+            execute(c, partitionSql("partition_new", table, kept));
+            execute(c, partitionSql("partition_attach", table, kept).replace("{from}", "MINVALUE").replace("{to}", Long.toString(KEPT_BELOW)));
+            execute(c, sql.get("convert_keep_rows").replace("{partition}", first));
+            c.commit();
+        } catch (SQLException | RuntimeException e) {
+            Transactions.rollbackQuietly(c, e);
+            throw e;
+        } finally {
+            c.setAutoCommit(true);
+        }
     }
 
     /** Partitions from the highest existing bound (or the current slot) on, until one reaches past now + horizon. */
@@ -397,32 +437,34 @@ public final class RetentionPartitions {
     private void convertLocked(Connection c) throws SQLException {
         String parent = table + "_parted";
         String legacy = table + "_legacy";
-        execute(c, sql.get("convert_leftovers").replace("{parent}", parent));
+        execute(c, maintenance.get("convert_leftovers").replace("{parent}", parent));
         // Step 1, without blocking writes. PostgreSQL: the index ATTACH uses for the parent's key instead of building one under its
         // lock. MariaDB: the parent's primary key, which CONVERT TABLE requires the old table to have.
-        String indexDone = sql.get("convert_index_done");
+        String indexDone = maintenance.get("convert_index_done");
         if (indexDone.isBlank() || !exists(c, indexDone)) {
             execute(c, sql.get("convert_index"));
         }
-        execute(c, sql.get("convert_key"));
+        execute(c, maintenance.get("convert_key"));
+        // Rows kept below every expiry (the inbox's quarantined messages) get the expiry the layout keeps them at.
+        execute(c, sql.get("convert_kept"));
         if (dialect == Dialect.MARIADB) {
             swapMariadb(c, parent, legacy);
             return;
         }
         long now = now(c);
         long cutover = cutover(c, now);
-        execute(c, sql.get("convert_unbound"));
-        execute(c, sql.get("convert_bound").replace("{to}", Long.toString(cutover)));
-        execute(c, sql.get("convert_validate"));
+        execute(c, maintenance.get("convert_unbound"));
+        execute(c, maintenance.get("convert_bound").replace("{to}", Long.toString(cutover)));
+        execute(c, maintenance.get("convert_validate"));
         execute(c, sql.get("partition_create_table").replace("{parent}", parent).replace("{unique}", "UNIQUE"));
         execute(c, sql.get("partition_create_index").replace("{parent}", parent));
         createAhead(c, parent, List.of(new Partition(legacy, null, cutover)), now);
         c.setAutoCommit(false);
         try {
-            execute(c, sql.get("convert_lock"));
-            execute(c, sql.get("convert_rename_old").replace("{partition}", legacy));
-            execute(c, sql.get("convert_rename_new").replace("{parent}", parent));
-            execute(c, sql.get("convert_attach_old").replace("{partition}", legacy).replace("{to}", Long.toString(cutover)));
+            execute(c, maintenance.get("convert_lock"));
+            execute(c, maintenance.get("convert_rename_old").replace("{partition}", legacy));
+            execute(c, maintenance.get("convert_rename_new").replace("{parent}", parent));
+            execute(c, maintenance.get("convert_attach_old").replace("{partition}", legacy).replace("{to}", Long.toString(cutover)));
             c.commit();
         } catch (SQLException | RuntimeException e) {
             Transactions.rollbackQuietly(c, e);
@@ -444,11 +486,11 @@ public final class RetentionPartitions {
         execute(c, sql.get("partition_create_table").replace("{parent}", parent).replace("{unique}", "PRIMARY KEY")
                 .replace("{partition}", table + "_pconv").replace("{to}", Long.toString(KEPT_BELOW)));
         execute(c, sql.get("partition_create_index").replace("{parent}", parent));
-        execute(c, sql.get("convert_lock").replace("{parent}", parent));
+        execute(c, maintenance.get("convert_lock").replace("{parent}", parent));
         try {
             long now = now(c);
             long cutover = cutover(c, now);
-            execute(c, sql.get("convert_attach_old").replace("{parent}", parent).replace("{partition}", legacy)
+            execute(c, maintenance.get("convert_attach_old").replace("{parent}", parent).replace("{partition}", legacy)
                     .replace("{to}", Long.toString(cutover)));
             try {
                 createAhead(c, parent, List.of(new Partition(legacy, null, cutover)), now);
@@ -456,13 +498,13 @@ public final class RetentionPartitions {
                 renameConverted(c, parent);
             }
         } finally {
-            execute(c, sql.get("convert_unlock"));
+            execute(c, maintenance.get("convert_unlock"));
         }
         maintainLocked(c);
     }
 
     private void renameConverted(Connection c, String parent) throws SQLException {
-        String rename = sql.get("convert_rename_new").replace("{parent}", parent);
+        String rename = maintenance.get("convert_rename_new").replace("{parent}", parent);
         try {
             execute(c, rename);
         } catch (SQLException first) {
@@ -483,7 +525,7 @@ public final class RetentionPartitions {
      */
     private long cutover(Connection c, long now) throws SQLException {
         long latest = now + horizonMs;
-        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql.get("convert_max_expiry"))) {
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(maintenance.get("convert_max_expiry"))) {
             if (rs.next()) {
                 latest = Math.max(latest, rs.getLong(1) + 1);
             }

@@ -69,24 +69,7 @@ ALTER TABLE {parent} ADD INDEX idem_record_expires_at_idx (expires_at), ADD INDE
 -- name: partition_live_rows
 SELECT 1 FROM idem_record PARTITION ({partition}) WHERE state = 0 AND lease_until > {now_ms} LIMIT 1
 
--- ---- converting a live table (RetentionPartitions.convert) --------------------------------------
--- CONVERT TABLE … TO PARTITION (MariaDB 10.7+) makes the old table a partition of the new parent
--- without copying a row, but it needs both tables to have the same definition, primary key included;
--- it checks every row against the partition's bound. The steps PostgreSQL has and MariaDB does not
--- (a validated check constraint, a separate unique constraint) are blank here.
-
--- name: convert_max_expiry
--- Run under the swap's LOCK TABLES, along the expires_at index: the cut-over lies past every expiry.
-SELECT max(expires_at) FROM idem_record
-
--- name: convert_leftovers
--- A new parent an attempt that stopped before its swap left (nothing writes to it before the swap).
-DROP TABLE IF EXISTS {parent}
-
--- name: convert_index_done
--- Whether step 1 is done already: the primary key holds expires_at.
-SELECT 1 FROM information_schema.STATISTICS
-WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'idem_record' AND INDEX_NAME = 'PRIMARY' AND COLUMN_NAME = 'expires_at'
+-- ---- converting a live table (RetentionPartitions.convert; its shared steps in ./partitions.sql) ----
 
 -- name: convert_index
 -- Step 1: the partitioned layout's primary key on the old table. An online rebuild: InnoDB copies the
@@ -96,29 +79,7 @@ WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'idem_record' AND INDEX_NAME = 
 -- a second row for a key, as a partitioned one does: only stores with retentionByPartition may run.
 ALTER TABLE idem_record DROP PRIMARY KEY, ADD PRIMARY KEY (scope, idem_key, expires_at), ALGORITHM = INPLACE, LOCK = NONE
 
--- name: convert_key
+-- name: convert_kept
+-- None: the key store keeps no rows below every expiry.
 
--- name: convert_unbound
-
--- name: convert_bound
-
--- name: convert_validate
-
--- name: convert_lock
--- Step 3: claims wait here (an exclusive metadata lock on the table) until convert_unlock; the lock
--- waits for the transactions open on the table first.
-LOCK TABLES idem_record WRITE, {parent} WRITE
-
--- name: convert_rename_old
-
--- name: convert_attach_old
--- The old table becomes the parent's partition for every expiry from the placeholder's bound to the
--- cut-over: no row is copied, each is read once to check its bound (a scan, under the lock).
-ALTER TABLE {parent} CONVERT TABLE idem_record TO PARTITION {partition} VALUES LESS THAN ({to})
-
--- name: convert_rename_new
--- The parent takes the old table's name: claims waiting on that name open the parent when the lock ends.
-ALTER TABLE {parent} RENAME TO idem_record
-
--- name: convert_unlock
-UNLOCK TABLES
+-- name: convert_keep_rows
