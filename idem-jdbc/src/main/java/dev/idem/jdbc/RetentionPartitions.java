@@ -50,9 +50,13 @@ public final class RetentionPartitions {
      * index built concurrently; MariaDB: the primary key, rebuilt online), the rows kept below every
      * expiry given the expiry the layout keeps them at (before the cut-over is chosen), and those rows
      * copied into the kept partition that takes the place of the converted table's first partition
-     * (PostgreSQL, {@code {partition}} that partition).
+     * (PostgreSQL, {@code {partition}} that partition). MariaDB moves them before the swap instead:
+     * copied into the new parent's kept partition and deleted from the old table under the swap's lock,
+     * copied back from the parent should the swap fail there, or (those whose id the table has not
+     * taken since) at the next attempt should it stop.
      */
-    public static final List<String> CONVERSION_STATEMENTS = List.of("partition_create_index", "convert_index", "convert_kept", "convert_keep_rows");
+    public static final List<String> CONVERSION_STATEMENTS = List.of("partition_create_index", "convert_index", "convert_kept", "convert_keep_rows",
+            "convert_copy_kept", "convert_delete_kept", "convert_restore_kept", "convert_recover_kept");
 
     /** The key store's statements of this layout, each checked when the store is built. */
     static List<String> statements(Dialect dialect) {
@@ -66,7 +70,7 @@ public final class RetentionPartitions {
             "partition_maintenance_unlock", "partition_kind", "partition_list", "partition_new", "partition_attach", "partition_estimated_rows",
             "partition_detach_concurrently", "partition_detach", "partition_detach_finalize", "partition_drop",
             // The conversion's steps every table shares.
-            "convert_max_expiry", "convert_leftovers", "convert_index_done", "convert_key", "convert_unbound", "convert_bound",
+            "convert_max_expiry", "convert_parent_exists", "convert_leftovers", "convert_index_done", "convert_key", "convert_unbound", "convert_bound",
             "convert_validate", "convert_lock", "convert_rename_old", "convert_rename_new", "convert_attach_old", "convert_unlock");
     /** Upper bound of the kept partition: rows with an expiry of 0 or less stay there until a write moves them. */
     private static final long KEPT_BELOW = 1;
@@ -212,7 +216,6 @@ public final class RetentionPartitions {
      * no-op if the table is partitioned already. See docs/stores-appendix.md, "Converting a live table".
      *
      * @throws IllegalStateException if the table does not exist or another instance is maintaining it
-     * @throws UnsupportedOperationException for a table with kept rows (the inbox's) on MariaDB
      */
     public void convert() {
         calls.onConnection("convert to partitions", c -> autoCommitted(c, () -> {
@@ -220,13 +223,13 @@ public final class RetentionPartitions {
             if ("p".equals(kind)) {
                 return null;
             }
+            if (kind == null && parentExists(c)) {
+                // MariaDB: a conversion that stopped between CONVERT TABLE and the rename; the parent holds the table.
+                renameConverted(c, table + "_parted");
+                return null;
+            }
             if (kind == null) {
                 throw new IllegalStateException("table " + table + " does not exist; migrate() creates it partitioned");
-            }
-            if (kept != null && dialect == Dialect.MARIADB) {
-                throw new UnsupportedOperationException("converting a live " + table + " to partitions is not available on MariaDB: its kept rows "
-                        + "(quarantined messages) would have to move to their own partition apart from the conversion; create the table "
-                        + "partitioned with migrate(), or keep it unpartitioned");
             }
             if (!tryLock(c)) {
                 throw new IllegalStateException("another instance is maintaining the partitions of " + table + "; try again");
@@ -437,6 +440,10 @@ public final class RetentionPartitions {
     private void convertLocked(Connection c) throws SQLException {
         String parent = table + "_parted";
         String legacy = table + "_legacy";
+        if (parentExists(c)) {
+            // Kept rows a MariaDB attempt moved into the parent before it stopped go back first.
+            execute(c, sql.get("convert_recover_kept").replace("{parent}", parent));
+        }
         execute(c, maintenance.get("convert_leftovers").replace("{parent}", parent));
         // Step 1, without blocking writes. PostgreSQL: the index ATTACH uses for the parent's key instead of building one under its
         // lock. MariaDB: the parent's primary key, which CONVERT TABLE requires the old table to have.
@@ -483,15 +490,29 @@ public final class RetentionPartitions {
      * after, so that the table's name is not left without a table.
      */
     private void swapMariadb(Connection c, String parent, String legacy) throws SQLException {
+        // Above the kept partition, if the table has one (the owner's CREATE makes it), and below every expiry idem writes.
         execute(c, sql.get("partition_create_table").replace("{parent}", parent).replace("{unique}", "PRIMARY KEY")
-                .replace("{partition}", table + "_pconv").replace("{to}", Long.toString(KEPT_BELOW)));
+                .replace("{partition}", table + "_pconv").replace("{to}", Long.toString(KEPT_BELOW + 1)));
         execute(c, sql.get("partition_create_index").replace("{parent}", parent));
         execute(c, maintenance.get("convert_lock").replace("{parent}", parent));
         try {
+            execute(c, sql.get("convert_kept"));
             long now = now(c);
             long cutover = cutover(c, now);
-            execute(c, maintenance.get("convert_attach_old").replace("{parent}", parent).replace("{partition}", legacy)
-                    .replace("{to}", Long.toString(cutover)));
+            // The kept rows (below the placeholder's bound, which CONVERT TABLE would refuse) into the parent's kept partition.
+            execute(c, sql.get("convert_copy_kept").replace("{parent}", parent));
+            execute(c, sql.get("convert_delete_kept"));
+            try {
+                execute(c, maintenance.get("convert_attach_old").replace("{parent}", parent).replace("{partition}", legacy)
+                        .replace("{to}", Long.toString(cutover)));
+            } catch (SQLException | RuntimeException e) {
+                try {
+                    execute(c, sql.get("convert_restore_kept").replace("{parent}", parent));
+                } catch (SQLException restore) {
+                    e.addSuppressed(restore);
+                }
+                throw e;
+            }
             try {
                 createAhead(c, parent, List.of(new Partition(legacy, null, cutover)), now);
             } finally {
@@ -531,6 +552,12 @@ public final class RetentionPartitions {
             }
         }
         return Math.floorDiv(latest + widthMs - 1, widthMs) * widthMs;
+    }
+
+    /** Whether a conversion's parent exists (MariaDB; PostgreSQL's is never left holding rows). */
+    private boolean parentExists(Connection c) throws SQLException {
+        String query = maintenance.get("convert_parent_exists");
+        return !query.isBlank() && exists(c, query.replace("{parent}", table + "_parted"));
     }
 
     private static boolean exists(Connection c, String query) throws SQLException {

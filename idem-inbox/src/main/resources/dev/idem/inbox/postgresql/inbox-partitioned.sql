@@ -97,3 +97,12 @@ UPDATE idem_inbox SET expires_at = 0 WHERE expires_at = 9223372036854775807 AND 
 -- its quarantined rows into the kept partition attached in its place.
 INSERT INTO idem_inbox (consumer, message_id, state, seen_at, expires_at)
 SELECT consumer, message_id, state, seen_at, expires_at FROM {partition} WHERE expires_at < 1
+
+-- name: convert_copy_kept
+-- None: the old table keeps the quarantined rows until convert_keep_rows.
+
+-- name: convert_delete_kept
+
+-- name: convert_restore_kept
+
+-- name: convert_recover_kept

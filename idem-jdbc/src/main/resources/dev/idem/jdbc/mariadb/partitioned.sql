@@ -83,3 +83,11 @@ ALTER TABLE idem_record DROP PRIMARY KEY, ADD PRIMARY KEY (scope, idem_key, expi
 -- None: the key store keeps no rows below every expiry.
 
 -- name: convert_keep_rows
+
+-- name: convert_copy_kept
+
+-- name: convert_delete_kept
+
+-- name: convert_restore_kept
+
+-- name: convert_recover_kept

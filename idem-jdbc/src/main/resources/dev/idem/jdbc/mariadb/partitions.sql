@@ -57,6 +57,10 @@ ALTER TABLE idem_record DROP PARTITION {partition}
 -- Run under the swap's LOCK TABLES, along the expires_at index: the cut-over lies past every expiry.
 SELECT max(expires_at) FROM idem_record
 
+-- name: convert_parent_exists
+-- A parent an attempt left: before its swap (dropped), or holding the table after CONVERT TABLE (renamed).
+SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = '{parent}'
+
 -- name: convert_leftovers
 -- A new parent an attempt that stopped before its swap left (nothing writes to it before the swap).
 DROP TABLE IF EXISTS {parent}

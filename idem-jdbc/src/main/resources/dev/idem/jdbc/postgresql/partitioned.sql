@@ -125,3 +125,11 @@ CREATE UNIQUE INDEX CONCURRENTLY IF NOT EXISTS idem_record_conv_pk ON idem_recor
 -- None: the key store keeps no rows below every expiry.
 
 -- name: convert_keep_rows
+
+-- name: convert_copy_kept
+
+-- name: convert_delete_kept
+
+-- name: convert_restore_kept
+
+-- name: convert_recover_kept

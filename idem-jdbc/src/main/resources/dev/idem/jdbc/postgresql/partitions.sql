@@ -60,6 +60,9 @@ DROP TABLE IF EXISTS {partition}
 -- The cut-over lies past every expiry the old table holds (along its expires_at index).
 SELECT max(expires_at) FROM idem_record
 
+-- name: convert_parent_exists
+-- None: a parent left here holds no rows (the swap is one transaction).
+
 -- name: convert_leftovers
 -- What an attempt that stopped before its last step left: a new parent never put in place (nothing
 -- writes to it before the swap) and an index left invalid by a failed concurrent build.
