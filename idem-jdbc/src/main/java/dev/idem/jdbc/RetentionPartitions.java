@@ -445,6 +445,8 @@ public final class RetentionPartitions {
             execute(c, sql.get("convert_recover_kept").replace("{parent}", parent));
         }
         execute(c, maintenance.get("convert_leftovers").replace("{parent}", parent));
+        // The per-key lock table the layout's writes take (MariaDB), should no instance have migrated with the layout yet.
+        execute(c, sql.get("partition_create_lock"));
         // Step 1, without blocking writes. PostgreSQL: the index ATTACH uses for the parent's key instead of building one under its
         // lock. MariaDB: the parent's primary key, which CONVERT TABLE requires the old table to have.
         String indexDone = maintenance.get("convert_index_done");

@@ -44,6 +44,12 @@ class MariadbRetentionPartitionsTest extends RetentionPartitionsContract {
         store.migrate();
         RetentionPartitions partitions = store.retentionPartitions().orElseThrow();
         partitions.convert();
+        // The layout's structure, as migrate() makes it for a table created partitioned: the key with expires_at, V1's and V6's indexes.
+        assertThat(single("SELECT GROUP_CONCAT(COLUMN_NAME ORDER BY SEQ_IN_INDEX) FROM information_schema.STATISTICS "
+                + "WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'idem_record' AND INDEX_NAME = 'PRIMARY'")).isEqualTo("scope,idem_key,expires_at");
+        assertThat(single("SELECT GROUP_CONCAT(DISTINCT INDEX_NAME ORDER BY INDEX_NAME) FROM information_schema.STATISTICS "
+                + "WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'idem_record'"))
+                .isEqualTo("idem_record_expires_at_idx,idem_record_in_progress_idx,PRIMARY");
         // What MariaDB's separately committed DDL leaves if the session ends after CONVERT TABLE: the data under the parent's name.
         exec("RENAME TABLE idem_record TO idem_record_parted");
         partitions.convert();
