@@ -140,6 +140,7 @@ public final class Inbox implements Purgeable {
         if (partitioned) {
             names.add("inbox_lock");
             names.addAll(RetentionPartitions.TABLE_STATEMENTS);
+            names.addAll(RetentionPartitions.CONVERSION_STATEMENTS);
         }
         return names;
     }
@@ -428,7 +429,8 @@ public final class Inbox implements Purgeable {
 
     /**
      * The partitions of an inbox built with {@linkplain Builder#retentionByPartition retention by
-     * partition} (their list and maintenance); empty otherwise.
+     * partition} (their list, maintenance, and {@link RetentionPartitions#convert() conversion} of an
+     * unpartitioned inbox table on a live database); empty otherwise.
      */
     public Optional<RetentionPartitions> retentionPartitions() {
         return Optional.ofNullable(partitions);
@@ -593,7 +595,8 @@ public final class Inbox implements Purgeable {
          * never dropped. Without a unique index on (consumer, message id), each claim takes a lock per id
          * to its transaction's commit, so the dedupe stays atomic with the handler's writes. The
          * quarantine table stays unpartitioned. On PostgreSQL the inbox's transactions must run under READ
-         * COMMITTED (the default). See docs/messaging.md.
+         * COMMITTED (the default). An existing unpartitioned table keeps working, purged row by row, until
+         * {@link RetentionPartitions#convert()} converts it. See docs/messaging.md.
          *
          * @param width a partition's span of expiry times, 1 ms to 31 days
          */

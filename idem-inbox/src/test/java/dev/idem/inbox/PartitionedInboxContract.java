@@ -16,7 +16,10 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -33,7 +36,7 @@ import org.junit.jupiter.api.Test;
  * classes). A backend's test says which database.
  */
 abstract class PartitionedInboxContract {
-    private static final String CONSUMER = "ledger";
+    protected static final String CONSUMER = "ledger";
     private static final Duration WIDTH = Duration.ofSeconds(1);
 
     protected TestDatabase db;
@@ -51,7 +54,7 @@ abstract class PartitionedInboxContract {
         db.close();
     }
 
-    private Inbox partitioned(Duration retention, UnaryOperator<Inbox.Builder> more) {
+    protected Inbox partitioned(Duration retention, UnaryOperator<Inbox.Builder> more) {
         Inbox inbox = more.apply(Inbox.builder(db.dataSource()).retention(retention).retentionByPartition(WIDTH)).build();
         inbox.migrate();
         return inbox;
@@ -135,11 +138,15 @@ abstract class PartitionedInboxContract {
                 inbox.process(CONSUMER, done + i, (c, m) -> { });
             }
             long expiry = Long.parseLong(single("SELECT max(expires_at) FROM idem_inbox WHERE message_id LIKE '" + done + "%'"));
+            long earliest = Long.parseLong(single("SELECT min(expires_at) FROM idem_inbox WHERE message_id LIKE '" + done + "%'"));
             bound = partitions.partitions().stream().filter(p -> p.from() != null && p.from() <= expiry && expiry < p.to())
+                    .findFirst().orElseThrow().to();
+            // The 20 may straddle a partition boundary: the earlier partition's bound is the one that must not have passed.
+            long firstBound = partitions.partitions().stream().filter(p -> p.from() != null && p.from() <= earliest && earliest < p.to())
                     .findFirst().orElseThrow().to();
             awaitDbTimePast(expiry);
             inbox.purge(1_000);
-            if (dbNow() < bound) {
+            if (dbNow() < firstBound) {
                 break;
             }
             // The bound passed during the purge (a slow machine), which may have dropped them: again, in a later partition.
@@ -174,9 +181,126 @@ abstract class PartitionedInboxContract {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("31 days");
     }
 
+    // ---- converting a live table (RetentionPartitions.convert, as the key store's) --------------
+
+    private static final String LEGACY = "idem_inbox_legacy";
+
+    /** Today's unpartitioned inbox, with messages handled and one quarantined before any instance has the layout. */
+    protected void unpartitionedWithHistory(Duration retention) {
+        Inbox plain = Inbox.builder(db.dataSource()).retention(retention).maxAttempts(1).build();
+        plain.migrate();
+        for (int i = 0; i < 20; i++) {
+            assertThat(plain.process(CONSUMER, "before-" + i, (c, m) -> insertLedger(c, m.id())).status()).isEqualTo(Status.PROCESSED);
+        }
+        assertThat(plain.process(CONSUMER, "poison", (c, m) -> {
+            throw new IllegalStateException("poison");
+        }).status()).isEqualTo(Status.QUARANTINED);
+    }
+
+    /** An instance deployed with the layout on the old table (migrate() leaves it as it is). */
+    protected Inbox switched(Duration retention, Duration width) {
+        Inbox inbox = Inbox.builder(db.dataSource()).retention(retention).maxAttempts(1).retentionByPartition(width).build();
+        inbox.migrate();
+        return inbox;
+    }
+
+    @Test
+    @DisplayName("converting a live inbox table under concurrent deliveries: no message is handled twice, every one before and after is a duplicate, the quarantined one stays")
+    void convertUnderLoad() throws Exception {
+        unpartitionedWithHistory(Duration.ofDays(7));
+        Inbox inbox = switched(Duration.ofSeconds(30), Duration.ofSeconds(1));
+        RetentionPartitions partitions = inbox.retentionPartitions().orElseThrow();
+        assertThat(partitions.partitioned()).isFalse();
+        // The layout's own quarantine on the old table, before the conversion.
+        assertThat(inbox.process(CONSUMER, "poison-2", (c, m) -> {
+            throw new IllegalStateException("poison");
+        }).status()).isEqualTo(Status.QUARANTINED);
+
+        int ids = 100;
+        AtomicBoolean converted = new AtomicBoolean();
+        AtomicInteger deliveriesAfter = new AtomicInteger();
+        CyclicBarrier halfway = new CyclicBarrier(5);
+        List<Callable<Void>> tasks = new ArrayList<>();
+        for (int w = 0; w < 4; w++) {
+            tasks.add(() -> {
+                // Every id delivered by every thread, until a whole pass has run after the conversion.
+                for (int round = 0, passesAfter = 0; round < 2 || passesAfter < 1; round++) {
+                    boolean after = converted.get();
+                    for (int i = 0; i < ids; i++) {
+                        inbox.process(CONSUMER, "load-" + i, (c, m) -> insertLedger(c, m.id()));
+                        if (converted.get()) {
+                            deliveriesAfter.incrementAndGet();
+                        }
+                    }
+                    if (round == 0) {
+                        halfway.await(30, TimeUnit.SECONDS);
+                    }
+                    if (after) {
+                        passesAfter++;
+                    }
+                }
+                return null;
+            });
+        }
+        tasks.add(() -> {
+            halfway.await(30, TimeUnit.SECONDS);
+            partitions.convert();
+            converted.set(true);
+            return null;
+        });
+        Concurrently.callAll(tasks);
+
+        assertThat(partitions.partitioned()).isTrue();
+        assertThat(partitions.partitions()).extracting(RetentionPartitions.Partition::name).as("the old table is a partition").contains(LEGACY);
+        assertThat(deliveriesAfter.get()).isPositive();
+        List<String> handled = column("SELECT message_id FROM ledger");
+        assertThat(handled).doesNotHaveDuplicates().hasSize(20 + ids);
+        for (String id : handled) {
+            assertThat(inbox.process(CONSUMER, id, (c, m) -> insertLedger(c, m.id())).status()).as(id).isEqualTo(Status.DUPLICATE);
+        }
+        assertThat(inbox.process(CONSUMER, "poison", (c, m) -> { }).status()).isEqualTo(Status.QUARANTINED);
+        assertThat(inbox.process(CONSUMER, "poison-2", (c, m) -> { }).status()).isEqualTo(Status.QUARANTINED);
+        assertThat(inbox.process(CONSUMER, "after", (c, m) -> insertLedger(c, m.id())).status()).isEqualTo(Status.PROCESSED);
+        assertThat(count("SELECT count(*) FROM (SELECT 1 FROM idem_inbox GROUP BY consumer, message_id HAVING count(*) > 1) d"))
+                .as("ids held twice").isZero();
+        // Converting again changes nothing; an instance without the layout is refused now.
+        int count = partitions.partitions().size();
+        partitions.convert();
+        assertThat(partitions.partitions()).hasSize(count);
+        assertThatThrownBy(() -> Inbox.builder(db.dataSource()).build())
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("retentionByPartition");
+    }
+
+    @Test
+    @DisplayName("a converted inbox table is dropped whole once its cut-over has passed; its quarantined messages are in the kept partition by then and stay quarantined")
+    void convertedTableIsDroppedOnceItsCutOverPasses() throws Exception {
+        unpartitionedWithHistory(Duration.ofMillis(300));
+        Inbox inbox = switched(Duration.ofMillis(300), Duration.ofMillis(500));
+        RetentionPartitions partitions = inbox.retentionPartitions().orElseThrow();
+        partitions.convert();
+        RetentionPartitions.Partition legacy = partitions.partitions().stream().filter(p -> p.name().equals(LEGACY)).findFirst().orElseThrow();
+        // Quarantined after the conversion, before the cut-over (PostgreSQL: into the old table, which covers the kept range until it goes).
+        assertThat(inbox.process(CONSUMER, "poison-after", (c, m) -> {
+            throw new IllegalStateException("poison");
+        }).status()).isEqualTo(Status.QUARANTINED);
+        awaitDbTimePast(legacy.to());
+        inbox.purge(1_000);
+        assertThat(partitions.partitions()).extracting(RetentionPartitions.Partition::name)
+                .doesNotContain(legacy.name()).contains("idem_inbox_pkeep");
+        assertThat(count("SELECT count(*) FROM idem_inbox WHERE message_id LIKE 'before-%'")).as("gone with the old table").isZero();
+        assertThat(count("SELECT count(*) FROM idem_inbox WHERE expires_at < 1")).as("the quarantined rows, kept").isEqualTo(2);
+        assertThat(inbox.process(CONSUMER, "poison", (c, m) -> { }).status()).isEqualTo(Status.QUARANTINED);
+        assertThat(inbox.process(CONSUMER, "poison-after", (c, m) -> { }).status()).isEqualTo(Status.QUARANTINED);
+        assertThat(inbox.replay(CONSUMER, "poison", (c, m) -> insertLedger(c, m.id())).status()).isEqualTo(Status.PROCESSED);
+        assertThat(inbox.process(CONSUMER, "poison", (c, m) -> insertLedger(c, m.id())).status()).isEqualTo(Status.DUPLICATE);
+        // Later drops work as on a table created partitioned: the kept partition stays.
+        inbox.purge(1_000);
+        assertThat(partitions.partitions()).extracting(RetentionPartitions.Partition::name).contains("idem_inbox_pkeep");
+    }
+
     // ---- helpers ------------------------------------------------------------------------------
 
-    private static void insertLedger(Connection c, String messageId) throws SQLException {
+    protected static void insertLedger(Connection c, String messageId) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("INSERT INTO ledger (consumer, message_id, amount) VALUES (?, ?, 10)")) {
             ps.setString(1, CONSUMER);
             ps.setString(2, messageId);
@@ -184,24 +308,24 @@ abstract class PartitionedInboxContract {
         }
     }
 
-    private long count(String query) throws SQLException {
+    protected long count(String query) throws SQLException {
         return Long.parseLong(single(query));
     }
 
-    private long dbNow() throws SQLException {
+    protected long dbNow() throws SQLException {
         return Long.parseLong(single(backend() == Backends.MARIADB
                 ? "SELECT TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000"
                 : "SELECT (extract(epoch from clock_timestamp()) * 1000)::bigint"));
     }
 
     /** Waits for the database's clock (which judges expiry) to pass {@code epochMs}. */
-    private void awaitDbTimePast(long epochMs) throws Exception {
+    protected void awaitDbTimePast(long epochMs) throws Exception {
         for (long ms = epochMs - dbNow(); ms >= 0; ms = epochMs - dbNow()) {
             Thread.sleep(Math.min(ms + 1, 200));
         }
     }
 
-    private List<String> column(String query) throws SQLException {
+    protected List<String> column(String query) throws SQLException {
         List<String> values = new ArrayList<>();
         try (Connection c = db.dataSource().getConnection(); Statement st = c.createStatement(); ResultSet rs = st.executeQuery(query)) {
             while (rs.next()) {
@@ -211,13 +335,13 @@ abstract class PartitionedInboxContract {
         return values;
     }
 
-    private String single(String query) throws SQLException {
+    protected String single(String query) throws SQLException {
         try (Connection c = db.dataSource().getConnection(); Statement st = c.createStatement(); ResultSet rs = st.executeQuery(query)) {
             return rs.next() ? rs.getString(1) : null;
         }
     }
 
-    private void exec(String statement) throws SQLException {
+    protected void exec(String statement) throws SQLException {
         try (Connection c = db.dataSource().getConnection(); Statement st = c.createStatement()) {
             st.execute(statement);
         }

@@ -25,7 +25,7 @@ import java.util.regex.Pattern;
  * range-partitioned by {@code expires_at}, partitions are created ahead of need and a partition is
  * dropped whole once its upper bound has passed (every record in it is past retention). The store's
  * {@code purge} runs {@link #maintain()}; {@link #convert()} turns today's unpartitioned table into the
- * partitioned layout on a live database (the key store's table, on PostgreSQL). Other idem tables use the
+ * partitioned layout on a live database. Other idem tables use the
  * same maintenance through {@link #forTable} (the inbox's: {@code Inbox.Builder.retentionByPartition}).
  * See docs/stores.md, "Retention by partition".
  */
@@ -44,22 +44,34 @@ public final class RetentionPartitions {
      */
     public static final List<String> TABLE_STATEMENTS = List.of("partition_create_table", "partition_create_lock", "partition_live_rows");
 
-    /** The key store's statements of this layout, each checked when the store is built (the conversion's on PostgreSQL only). */
+    /**
+     * The owner's statements for {@link #convert()}, a blank one a step its table does not have: the
+     * new parent's indexes besides its key, the key the old table needs for it (PostgreSQL: a unique
+     * index built concurrently; MariaDB: the primary key, rebuilt online), the rows kept below every
+     * expiry given the expiry the layout keeps them at (before the cut-over is chosen), and those rows
+     * copied into the kept partition that takes the place of the converted table's first partition
+     * (PostgreSQL, {@code {partition}} that partition). MariaDB moves them before the swap instead:
+     * copied into the new parent's kept partition and deleted from the old table under the swap's lock,
+     * copied back from the parent should the swap fail there, or (those whose id the table has not
+     * taken since) at the next attempt should it stop.
+     */
+    public static final List<String> CONVERSION_STATEMENTS = List.of("partition_create_index", "convert_index", "convert_kept", "convert_keep_rows",
+            "convert_copy_kept", "convert_delete_kept", "convert_restore_kept", "convert_recover_kept");
+
+    /** The key store's statements of this layout, each checked when the store is built. */
     static List<String> statements(Dialect dialect) {
         List<String> names = new ArrayList<>(TABLE_STATEMENTS);
         names.add("purge_unpartitioned");
-        if (dialect == Dialect.POSTGRESQL) {
-            names.add("partition_create_index");
-            names.addAll(CONVERSION);
-        }
+        names.addAll(CONVERSION_STATEMENTS);
         return names;
     }
 
-    private static final List<String> CONVERSION = List.of("convert_max_expiry", "convert_leftovers", "convert_index", "convert_key", "convert_unbound",
-            "convert_bound", "convert_validate", "convert_lock", "convert_rename_old", "convert_rename_new", "convert_attach_old");
     private static final List<String> MAINTENANCE = List.of("partition_now", "partition_maintenance_lock", "partition_maintenance_wait",
             "partition_maintenance_unlock", "partition_kind", "partition_list", "partition_new", "partition_attach", "partition_estimated_rows",
-            "partition_detach_concurrently", "partition_detach_finalize", "partition_drop");
+            "partition_detach_concurrently", "partition_detach", "partition_detach_finalize", "partition_drop",
+            // The conversion's steps every table shares.
+            "convert_max_expiry", "convert_parent_exists", "convert_leftovers", "convert_index_done", "convert_key", "convert_unbound", "convert_bound",
+            "convert_validate", "convert_lock", "convert_rename_old", "convert_rename_new", "convert_attach_old", "convert_unlock");
     /** Upper bound of the kept partition: rows with an expiry of 0 or less stay there until a write moves them. */
     private static final long KEPT_BELOW = 1;
 
@@ -192,24 +204,28 @@ public final class RetentionPartitions {
     }
 
     /**
-     * Turns the store's unpartitioned table into the partitioned layout while the service runs: the
+     * Turns the unpartitioned table into the partitioned layout while the service runs: the
      * old table becomes the first partition, covering every expiry before a cut-over at now plus the
      * horizon (or past the latest expiry it holds), and is dropped whole once that has passed; records expiring later go into new partitions.
-     * No row is copied; writers wait only for one short transaction that renames and attaches. Run it
-     * once every instance of the service runs with retention by partition (a store without it cannot
-     * claim on a partitioned table). A no-op if the table is partitioned already.
+     * No row is copied into a new table; writers wait only for one short swap. PostgreSQL: a unique index built
+     * concurrently, a validated check, then one transaction that renames and attaches. MariaDB: the
+     * primary key rebuilt online to hold {@code expires_at} (InnoDB copies the rows, writes go on), then
+     * under {@code LOCK TABLES} the old table converted to the parent's partition (each row read once to
+     * check its bound) and the parent renamed. Run it once every instance of the service runs with
+     * retention by partition (a store without it cannot keep one row per key on the new layout). A
+     * no-op if the table is partitioned already. See docs/stores-appendix.md, "Converting a live table".
      *
      * @throws IllegalStateException if the table does not exist or another instance is maintaining it
-     * @throws UnsupportedOperationException on MariaDB, where it is not available yet
      */
     public void convert() {
-        if (dialect != Dialect.POSTGRESQL) {
-            throw new UnsupportedOperationException("converting a live table to partitions is available on PostgreSQL only; on "
-                    + dialect.displayName() + " create the table partitioned with migrate() on a store with retentionByPartition");
-        }
         calls.onConnection("convert to partitions", c -> autoCommitted(c, () -> {
             String kind = kind(c);
             if ("p".equals(kind)) {
+                return null;
+            }
+            if (kind == null && parentExists(c)) {
+                // MariaDB: a conversion that stopped between CONVERT TABLE and the rename; the parent holds the table.
+                renameConverted(c, table + "_parted");
                 return null;
             }
             if (kind == null) {
@@ -352,7 +368,9 @@ public final class RetentionPartitions {
                 continue;
             }
             rows += estimatedRows(c, p.name());
-            if (concurrently) {
+            if (kept != null && p.from() == null) {
+                replaceByKept(c, p.name());
+            } else if (concurrently) {
                 // SHARE UPDATE EXCLUSIVE on the parent: claims go on while it waits for the transactions that see the partition.
                 execute(c, partitionSql("partition_detach_concurrently", table, p.name()));
             }
@@ -362,9 +380,12 @@ public final class RetentionPartitions {
         return new Maintenance(created, dropped, rows);
     }
 
-    /** The kept partition, below every expiry idem writes, if the table has one and it is missing (PostgreSQL; MariaDB's CREATE makes it). */
+    /**
+     * The kept partition, below every expiry idem writes, if the table has one and it is missing (PostgreSQL; MariaDB's CREATE makes it).
+     * Not while a converted table's first partition covers its range: {@link #replaceByKept} makes it when that one goes.
+     */
     private int createKept(Connection c, List<Partition> existing) throws SQLException {
-        if (kept == null || existing.stream().anyMatch(p -> p.name().equals(kept))) {
+        if (kept == null || existing.stream().anyMatch(p -> p.from() == null)) {
             return 0;
         }
         if (dialect != Dialect.POSTGRESQL) {
@@ -373,6 +394,29 @@ public final class RetentionPartitions {
         execute(c, partitionSql("partition_new", table, kept));
         execute(c, partitionSql("partition_attach", table, kept).replace("{from}", "MINVALUE").replace("{to}", Long.toString(KEPT_BELOW)));
         return 1;
+    }
+
+    /**
+     * A converted table's first partition, past its bound (PostgreSQL): it covers every expiry from
+     * MINVALUE, so the rows kept below every expiry (quarantined messages) live there until it goes. In
+     * one transaction it is detached, the kept partition attached in its place and its kept rows copied
+     * there (read along the expiry index): an ACCESS EXCLUSIVE lock on the parent for that time, once.
+     * The caller drops it after.
+     */
+    private void replaceByKept(Connection c, String first) throws SQLException {
+        c.setAutoCommit(false);
+        try {
+            execute(c, partitionSql("partition_detach", table, first));
+            execute(c, partitionSql("partition_new", table, kept));
+            execute(c, partitionSql("partition_attach", table, kept).replace("{from}", "MINVALUE").replace("{to}", Long.toString(KEPT_BELOW)));
+            execute(c, sql.get("convert_keep_rows").replace("{partition}", first));
+            c.commit();
+        } catch (SQLException | RuntimeException e) {
+            Transactions.rollbackQuietly(c, e);
+            throw e;
+        } finally {
+            c.setAutoCommit(true);
+        }
     }
 
     /** Partitions from the highest existing bound (or the current slot) on, until one reaches past now + horizon. */
@@ -394,40 +438,133 @@ public final class RetentionPartitions {
     }
 
     private void convertLocked(Connection c) throws SQLException {
-        long now = now(c);
-        long latest = now + horizonMs;
-        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql.get("convert_max_expiry"))) {
-            if (rs.next()) {
-                latest = Math.max(latest, rs.getLong(1) + 1);
-            }
-        }
-        // Every claim until the swap expires before now + horizon (a retention within the horizon), every row already there before latest.
-        long cutover = Math.floorDiv(latest + widthMs - 1, widthMs) * widthMs;
         String parent = table + "_parted";
         String legacy = table + "_legacy";
-        execute(c, sql.get("convert_leftovers").replace("{parent}", parent));
-        // Built without blocking writes; ATTACH uses it for the parent's primary key instead of building one under its lock.
-        execute(c, sql.get("convert_index"));
-        execute(c, sql.get("convert_key"));
-        execute(c, sql.get("convert_unbound"));
-        execute(c, sql.get("convert_bound").replace("{to}", Long.toString(cutover)));
-        execute(c, sql.get("convert_validate"));
+        if (parentExists(c)) {
+            // Kept rows a MariaDB attempt moved into the parent before it stopped go back first.
+            execute(c, sql.get("convert_recover_kept").replace("{parent}", parent));
+        }
+        execute(c, maintenance.get("convert_leftovers").replace("{parent}", parent));
+        // The per-key lock table the layout's writes take (MariaDB), should no instance have migrated with the layout yet.
+        execute(c, sql.get("partition_create_lock"));
+        // Step 1, without blocking writes. PostgreSQL: the index ATTACH uses for the parent's key instead of building one under its
+        // lock. MariaDB: the parent's primary key, which CONVERT TABLE requires the old table to have.
+        String indexDone = maintenance.get("convert_index_done");
+        if (indexDone.isBlank() || !exists(c, indexDone)) {
+            execute(c, sql.get("convert_index"));
+        }
+        execute(c, maintenance.get("convert_key"));
+        // Rows kept below every expiry (the inbox's quarantined messages) get the expiry the layout keeps them at.
+        execute(c, sql.get("convert_kept"));
+        if (dialect == Dialect.MARIADB) {
+            swapMariadb(c, parent, legacy);
+            return;
+        }
+        long now = now(c);
+        long cutover = cutover(c, now);
+        execute(c, maintenance.get("convert_unbound"));
+        execute(c, maintenance.get("convert_bound").replace("{to}", Long.toString(cutover)));
+        execute(c, maintenance.get("convert_validate"));
         execute(c, sql.get("partition_create_table").replace("{parent}", parent).replace("{unique}", "UNIQUE"));
         execute(c, sql.get("partition_create_index").replace("{parent}", parent));
-        List<Partition> none = List.of(new Partition(legacy, null, cutover));
-        createAhead(c, parent, none, now);
+        createAhead(c, parent, List.of(new Partition(legacy, null, cutover)), now);
         c.setAutoCommit(false);
         try {
-            execute(c, sql.get("convert_lock"));
-            execute(c, sql.get("convert_rename_old").replace("{partition}", legacy));
-            execute(c, sql.get("convert_rename_new").replace("{parent}", parent));
-            execute(c, sql.get("convert_attach_old").replace("{partition}", legacy).replace("{to}", Long.toString(cutover)));
+            execute(c, maintenance.get("convert_lock"));
+            execute(c, maintenance.get("convert_rename_old").replace("{partition}", legacy));
+            execute(c, maintenance.get("convert_rename_new").replace("{parent}", parent));
+            execute(c, maintenance.get("convert_attach_old").replace("{partition}", legacy).replace("{to}", Long.toString(cutover)));
             c.commit();
         } catch (SQLException | RuntimeException e) {
             Transactions.rollbackQuietly(c, e);
             throw e;
         } finally {
             c.setAutoCommit(true);
+        }
+    }
+
+    /**
+     * MariaDB's swap. Its RANGE partitions only ever append, so the parent starts with one placeholder
+     * partition below every expiry. Under LOCK TABLES the old table is appended as the partition up to a
+     * cut-over read under that lock (so no claim can have passed it), the partitions ahead are appended
+     * and the parent takes the table's name; after the lock, a maintenance run drops the placeholder.
+     * MariaDB's DDL commits at once: once the old table is converted the rename is tried whatever fails
+     * after, so that the table's name is not left without a table.
+     */
+    private void swapMariadb(Connection c, String parent, String legacy) throws SQLException {
+        // Above the kept partition, if the table has one (the owner's CREATE makes it), and below every expiry idem writes.
+        execute(c, sql.get("partition_create_table").replace("{parent}", parent).replace("{unique}", "PRIMARY KEY")
+                .replace("{partition}", table + "_pconv").replace("{to}", Long.toString(KEPT_BELOW + 1)));
+        execute(c, sql.get("partition_create_index").replace("{parent}", parent));
+        execute(c, maintenance.get("convert_lock").replace("{parent}", parent));
+        try {
+            execute(c, sql.get("convert_kept"));
+            long now = now(c);
+            long cutover = cutover(c, now);
+            // The kept rows (below the placeholder's bound, which CONVERT TABLE would refuse) into the parent's kept partition.
+            execute(c, sql.get("convert_copy_kept").replace("{parent}", parent));
+            execute(c, sql.get("convert_delete_kept"));
+            try {
+                execute(c, maintenance.get("convert_attach_old").replace("{parent}", parent).replace("{partition}", legacy)
+                        .replace("{to}", Long.toString(cutover)));
+            } catch (SQLException | RuntimeException e) {
+                try {
+                    execute(c, sql.get("convert_restore_kept").replace("{parent}", parent));
+                } catch (SQLException restore) {
+                    e.addSuppressed(restore);
+                }
+                throw e;
+            }
+            try {
+                createAhead(c, parent, List.of(new Partition(legacy, null, cutover)), now);
+            } finally {
+                renameConverted(c, parent);
+            }
+        } finally {
+            execute(c, maintenance.get("convert_unlock"));
+        }
+        maintainLocked(c);
+    }
+
+    private void renameConverted(Connection c, String parent) throws SQLException {
+        String rename = maintenance.get("convert_rename_new").replace("{parent}", parent);
+        try {
+            execute(c, rename);
+        } catch (SQLException first) {
+            try {
+                execute(c, rename);
+            } catch (SQLException again) {
+                first.addSuppressed(again);
+                throw new IllegalStateException("table " + table + " was converted into " + parent + " but not renamed back: rename "
+                        + parent + " to " + table + " now", first);
+            }
+        }
+    }
+
+    /**
+     * The conversion's cut-over: past every expiry the old table holds and past now plus the horizon
+     * (every claim until the swap expires before that, its retention being within the horizon), on a
+     * partition boundary.
+     */
+    private long cutover(Connection c, long now) throws SQLException {
+        long latest = now + horizonMs;
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(maintenance.get("convert_max_expiry"))) {
+            if (rs.next()) {
+                latest = Math.max(latest, rs.getLong(1) + 1);
+            }
+        }
+        return Math.floorDiv(latest + widthMs - 1, widthMs) * widthMs;
+    }
+
+    /** Whether a conversion's parent exists (MariaDB; PostgreSQL's is never left holding rows). */
+    private boolean parentExists(Connection c) throws SQLException {
+        String query = maintenance.get("convert_parent_exists");
+        return !query.isBlank() && exists(c, query.replace("{parent}", table + "_parted"));
+    }
+
+    private static boolean exists(Connection c, String query) throws SQLException {
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(query)) {
+            return rs.next();
         }
     }
 

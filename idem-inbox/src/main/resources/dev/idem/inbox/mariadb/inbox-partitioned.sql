@@ -58,3 +58,46 @@ CREATE TABLE IF NOT EXISTS idem_inbox_lock (bucket INT NOT NULL PRIMARY KEY) ENG
 -- name: partition_live_rows
 -- None: a processed or dropped message's row is past its retention once its expiry is, and a
 -- quarantined one lives in the kept partition.
+
+-- ---- converting a live table (RetentionPartitions.convert; the steps every table shares are idem-jdbc's partitions.sql)
+
+-- name: partition_create_index
+-- The conversion's new parent: V2's index, which CONVERT TABLE requires both tables to share.
+ALTER TABLE {parent} ADD INDEX idem_inbox_expires_at_idx (expires_at)
+
+-- name: convert_index
+-- Step 1: the partitioned layout's primary key on the old table, rebuilt online (rows copied into the
+-- new clustered index while deliveries go on; a short exclusive metadata lock at its start and end).
+ALTER TABLE idem_inbox DROP PRIMARY KEY, ADD PRIMARY KEY (consumer, message_id, expires_at), ALGORITHM = INPLACE, LOCK = NONE
+
+-- name: convert_kept
+-- Quarantined rows written before the layout carry the largest expiry, which no partition takes; the
+-- layout keeps them at 0 (an inbox with the layout writes them so on the old table already). Along the
+-- expires_at index; again under the swap's lock.
+UPDATE idem_inbox SET expires_at = 0 WHERE expires_at = 9223372036854775807 AND state = 2
+
+-- name: convert_keep_rows
+-- None: the kept rows move before the swap (convert_copy_kept).
+
+-- name: convert_copy_kept
+-- Under the swap's LOCK TABLES: the quarantined rows, which CONVERT TABLE would refuse (below the
+-- partition it makes), into the new parent's kept partition; only them, along the expires_at index.
+INSERT INTO {parent} (consumer, message_id, state, seen_at, expires_at)
+SELECT consumer, message_id, state, seen_at, expires_at FROM idem_inbox WHERE expires_at < 1
+
+-- name: convert_delete_kept
+DELETE FROM idem_inbox WHERE expires_at < 1
+
+-- name: convert_restore_kept
+-- A swap that failed after the move, still under its LOCK TABLES (so the table cannot have gained
+-- these ids meanwhile, and no alias may name a locked table): the kept rows back into the table.
+INSERT INTO idem_inbox (consumer, message_id, state, seen_at, expires_at)
+SELECT consumer, message_id, state, seen_at, expires_at FROM {parent} WHERE expires_at < 1
+
+-- name: convert_recover_kept
+-- An attempt that stopped after the move (MariaDB commits each statement apart), before the next one
+-- drops its parent: the kept rows back into the table, those whose id it has not taken since.
+INSERT INTO idem_inbox (consumer, message_id, state, seen_at, expires_at)
+SELECT p.consumer, p.message_id, p.state, p.seen_at, p.expires_at FROM {parent} p
+WHERE p.expires_at < 1
+  AND NOT EXISTS (SELECT 1 FROM idem_inbox e WHERE e.consumer = p.consumer AND e.message_id = p.message_id)

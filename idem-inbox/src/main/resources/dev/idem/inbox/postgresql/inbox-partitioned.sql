@@ -56,13 +56,15 @@ DELETE FROM idem_inbox WHERE (consumer, message_id, expires_at) IN (
 
 -- name: partition_create_table
 -- V2's idem_inbox with the partition key in the primary key; its partitions come after, attached.
+-- {unique} is PRIMARY KEY, or UNIQUE for a conversion's parent (the old table, its first partition,
+-- keeps its own primary key).
 CREATE TABLE IF NOT EXISTS {parent} (
     consumer   text     NOT NULL,
     message_id text     NOT NULL,
     state      smallint NOT NULL,
     seen_at    bigint   NOT NULL,
     expires_at bigint   NOT NULL,
-    PRIMARY KEY (consumer, message_id, expires_at),
+    {unique} (consumer, message_id, expires_at),
     CONSTRAINT idem_inbox_state_check CHECK (state IN (1, 2, 3)),
     CONSTRAINT idem_inbox_id_length CHECK (char_length(message_id) BETWEEN 1 AND 255)
 ) PARTITION BY RANGE (expires_at)
@@ -73,3 +75,34 @@ CREATE TABLE IF NOT EXISTS {parent} (
 -- name: partition_live_rows
 -- None: a processed or dropped message's row is past its retention once its expiry is, and a
 -- quarantined one lives in the kept partition.
+
+-- ---- converting a live table (RetentionPartitions.convert; the steps every table shares are idem-jdbc's partitions.sql)
+
+-- name: partition_create_index
+-- The conversion's new parent (V2 makes the index of a table created partitioned).
+CREATE INDEX IF NOT EXISTS idem_inbox_exp_idx ON {parent} (expires_at)
+
+-- name: convert_index
+-- Step 1: the index the parent's unique key needs, built without blocking writes.
+CREATE UNIQUE INDEX CONCURRENTLY IF NOT EXISTS idem_inbox_conv_pk ON idem_inbox (consumer, message_id, expires_at)
+
+-- name: convert_kept
+-- Quarantined rows written before the layout carry the largest expiry, which no partition takes; the
+-- layout keeps them at 0 (an inbox with the layout writes them so on the old table already). Along the
+-- expires_at index.
+UPDATE idem_inbox SET expires_at = 0 WHERE expires_at = 9223372036854775807 AND state = 2
+
+-- name: convert_keep_rows
+-- When the converted table's first partition ({partition}, detached, in the same transaction) goes:
+-- its quarantined rows into the kept partition attached in its place.
+INSERT INTO idem_inbox (consumer, message_id, state, seen_at, expires_at)
+SELECT consumer, message_id, state, seen_at, expires_at FROM {partition} WHERE expires_at < 1
+
+-- name: convert_copy_kept
+-- None: the old table keeps the quarantined rows until convert_keep_rows.
+
+-- name: convert_delete_kept
+
+-- name: convert_restore_kept
+
+-- name: convert_recover_kept

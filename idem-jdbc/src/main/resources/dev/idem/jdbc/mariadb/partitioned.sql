@@ -62,6 +62,32 @@ PARTITION BY RANGE (expires_at) (PARTITION {partition} VALUES LESS THAN ({to}))
 CREATE TABLE IF NOT EXISTS idem_record_lock (bucket INT NOT NULL PRIMARY KEY) ENGINE = InnoDB
 
 -- name: partition_create_index
+-- The conversion's new parent: V1's and V6's indexes, which CONVERT TABLE requires the old table and
+-- the parent to share (a table created partitioned gets them from V1 and V6 themselves).
+ALTER TABLE {parent} ADD INDEX idem_record_expires_at_idx (expires_at), ADD INDEX idem_record_in_progress_idx (state, lease_until)
 
 -- name: partition_live_rows
 SELECT 1 FROM idem_record PARTITION ({partition}) WHERE state = 0 AND lease_until > {now_ms} LIMIT 1
+
+-- ---- converting a live table (RetentionPartitions.convert; its shared steps in ./partitions.sql) ----
+
+-- name: convert_index
+-- Step 1: the partitioned layout's primary key on the old table. An online rebuild: InnoDB copies the
+-- rows into the new clustered index while claims go on (concurrent writes are logged and applied at
+-- the end), with a short exclusive metadata lock at its start and its end. LOCK = NONE makes it fail
+-- rather than block writes where it could not be done online. From here on the table alone would take
+-- a second row for a key, as a partitioned one does: only stores with retentionByPartition may run.
+ALTER TABLE idem_record DROP PRIMARY KEY, ADD PRIMARY KEY (scope, idem_key, expires_at), ALGORITHM = INPLACE, LOCK = NONE
+
+-- name: convert_kept
+-- None: the key store keeps no rows below every expiry.
+
+-- name: convert_keep_rows
+
+-- name: convert_copy_kept
+
+-- name: convert_delete_kept
+
+-- name: convert_restore_kept
+
+-- name: convert_recover_kept

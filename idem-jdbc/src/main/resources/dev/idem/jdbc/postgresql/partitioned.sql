@@ -117,51 +117,19 @@ CREATE INDEX IF NOT EXISTS idem_record_exp_idx ON {parent} (expires_at)
 -- with a live lease; such a partition waits.
 SELECT 1 FROM {partition} WHERE state = 0 AND lease_until > {now_ms} LIMIT 1
 
--- name: convert_max_expiry
--- The cut-over lies past every expiry the old table holds (along its expires_at index).
-SELECT max(expires_at) FROM idem_record
-
--- name: convert_leftovers
--- What an attempt that stopped before its last step left: a new parent never put in place (nothing
--- writes to it before the swap) and an index left invalid by a failed concurrent build.
-DO $$ BEGIN
-    IF EXISTS (SELECT 1 FROM pg_index WHERE indexrelid = to_regclass('idem_record_conv_pk') AND NOT indisvalid) THEN
-        DROP INDEX idem_record_conv_pk;
-    END IF;
-END $$;
-DROP TABLE IF EXISTS {parent}
-
 -- name: convert_index
 -- Conversion, step 1: the index the partitioned primary key needs, built without blocking writes.
 CREATE UNIQUE INDEX CONCURRENTLY IF NOT EXISTS idem_record_conv_pk ON idem_record (scope, idem_key, expires_at)
 
--- name: convert_key
--- The index as a constraint: ATTACH matches a parent's constraint only with a child's constraint.
-DO $$ BEGIN
-    IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = to_regclass('idem_record') AND conname = 'idem_record_conv_key') THEN
-        ALTER TABLE idem_record ADD CONSTRAINT idem_record_conv_key UNIQUE USING INDEX idem_record_conv_pk;
-    END IF;
-END $$
+-- name: convert_kept
+-- None: the key store keeps no rows below every expiry.
 
--- name: convert_unbound
-ALTER TABLE idem_record DROP CONSTRAINT IF EXISTS idem_record_conv_bound
+-- name: convert_keep_rows
 
--- name: convert_bound
--- Step 2: every row now and from now on expires before the cut-over, so ATTACH need not scan.
-ALTER TABLE idem_record ADD CONSTRAINT idem_record_conv_bound CHECK (expires_at < {to}) NOT VALID
+-- name: convert_copy_kept
 
--- name: convert_validate
-ALTER TABLE idem_record VALIDATE CONSTRAINT idem_record_conv_bound
+-- name: convert_delete_kept
 
--- name: convert_lock
--- Step 4, one short transaction: the old table becomes the first partition of the new parent.
-LOCK TABLE idem_record IN ACCESS EXCLUSIVE MODE
+-- name: convert_restore_kept
 
--- name: convert_rename_old
-ALTER TABLE idem_record RENAME TO {partition}
-
--- name: convert_rename_new
-ALTER TABLE {parent} RENAME TO idem_record
-
--- name: convert_attach_old
-ALTER TABLE idem_record ATTACH PARTITION {partition} FOR VALUES FROM (MINVALUE) TO ({to})
+-- name: convert_recover_kept
