@@ -134,6 +134,16 @@ public final class HttpAnswers {
                 + " bytes accepted for a request with an " + headerName + ".");
     }
 
+    /**
+     * 400 {@code request-not-storable}: a completable route stores its request with the claim, and this
+     * one breaks a rule of what can be stored ({@link StoredRequest}: its path, headers or body too long,
+     * a control character in them); {@code rule} names the rule, never a value.
+     */
+    public HttpAnswer requestNotStorable(String rule) {
+        return Problem.REQUEST_NOT_STORABLE.answer("This route stores its request for completion, and this request cannot be"
+                + " stored: " + rule + ".");
+    }
+
     /** 400 {@code malformed-json}; {@code reason} names what is wrong and where, never the body's text. */
     public HttpAnswer malformedJson(String reason) {
         return Problem.MALFORMED_JSON.answer(reason + ".");

@@ -22,6 +22,7 @@ public enum Problem {
     KEY_EXPIRED("key-expired", 410, "Idempotency key's response expired"),
     REQUEST_TOO_LARGE("request-too-large", 413, "Request body too large"),
     MALFORMED_JSON("malformed-json", 400, "Malformed JSON body"),
+    REQUEST_NOT_STORABLE("request-not-storable", 400, "Request cannot be stored for completion"),
     STORE_UNAVAILABLE("store-unavailable", 503, "Idempotency store unavailable");
 
     public static final String MEDIA_TYPE = "application/problem+json";

@@ -21,7 +21,7 @@ class ProblemTest {
         assertThat(Problem.values()).extracting(Problem::type).containsExactly(
                 "urn:idem:problem:key-missing", "urn:idem:problem:key-invalid", "urn:idem:problem:key-in-use",
                 "urn:idem:problem:key-mismatch", "urn:idem:problem:key-expired", "urn:idem:problem:request-too-large", "urn:idem:problem:malformed-json",
-                "urn:idem:problem:store-unavailable");
-        assertThat(Problem.values()).extracting(Problem::status).containsExactly(400, 400, 409, 422, 410, 413, 400, 503);
+                "urn:idem:problem:request-not-storable", "urn:idem:problem:store-unavailable");
+        assertThat(Problem.values()).extracting(Problem::status).containsExactly(400, 400, 409, 422, 410, 413, 400, 400, 503);
     }
 }

@@ -184,9 +184,18 @@ public final class IdempotencyFilter implements Filter {
         try {
             Idem engine = policy.idem().orElse(idem);
             RequestRunner runner = runnerOf(policy);
+            StoredRequest stored = null;
+            if (completion != null) {
+                try {
+                    stored = ServletCompletion.storedRequest(request, completion.keptHeaders(), body);
+                } catch (IllegalArgumentException unstorable) {
+                    // Before the claim: nothing runs, nothing is stored; the rule's text names no value.
+                    ServletAnswers.write(answers.requestNotStorable(unstorable.getMessage()), response);
+                    return;
+                }
+            }
             run(runner, engine.maxResponseBytes(), runner.retention().orElse(engine.retention()), scope, key, fingerprint,
-                    new BufferedRequest(request, body), response, chain, completion == null ? null
-                            : ServletCompletion.storedRequest(request, completion.keptHeaders(), body), completion);
+                    new BufferedRequest(request, body), response, chain, stored, completion);
         } finally {
             request.removeAttribute(APPLIED_ATTRIBUTE);
         }

@@ -180,6 +180,29 @@ class CompletionHttpTest {
     }
 
     @Test
+    @DisplayName("a request a completable route cannot store (more kept header values than a stored request holds) is a 400 problem; nothing runs")
+    void anUnstorableRequestIsRefusedBeforeTheClaim() throws Exception {
+        start(RoutePolicy.required().withCompletion(operations, OPERATION));
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + "/orders/x")).header("Content-Type", "application/json")
+                .header("Idempotency-Key", "order-key-unstorable").POST(HttpRequest.BodyPublishers.ofString(BODY, StandardCharsets.UTF_8));
+        for (int i = 0; i <= StoredRequest.MAX_HEADERS; i++) {
+            request.header("Accept", "application/x-" + i);
+        }
+
+        HttpResponse<String> answer = CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+
+        assertThat(answer.statusCode()).isEqualTo(400);
+        assertThat(answer.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+        assertThat(answer.body()).contains("urn:idem:problem:request-not-storable", "headers").doesNotContain("application/x-");
+        assertThat(seen).isEmpty();
+        // Nothing was claimed: the same key with a storable request runs as a first request.
+        HttpResponse<String> storable = post("order-key-unstorable", false);
+        assertThat(storable.statusCode()).isEqualTo(201);
+        assertThat(storable.headers().firstValue("Idempotent-Replayed")).isEmpty();
+        assertThat(seen).hasSize(1);
+    }
+
+    @Test
     @DisplayName("withCompletion refuses an unregistered name, a runner of its own and a bad header name")
     void withCompletionValidates() {
         assertThatThrownBy(() -> RoutePolicy.required().withCompletion(operations, "http:POST:/refunds"))
