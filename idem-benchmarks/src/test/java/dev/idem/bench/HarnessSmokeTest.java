@@ -338,7 +338,7 @@ class HarnessSmokeTest {
                     expected.add(tuple("purge of the expired hour", backend));
                     expected.add(tuple("claim+complete, before the purge", backend));
                     expected.add(tuple("claim+complete, during the purge", backend));
-                    assertThat(rows.get(first).note()).contains("B of WAL a claim+complete");
+                    assertThat(rows.get(first).note()).contains("B of WAL").contains("a claim+complete");
                     assertThat(rows.get(first + 2).name()).startsWith("claim+complete, 2");
                     assertThat(rows.get(first + 2).ratio()).isPositive().isFinite();
                     assertThat(rows.get(first + 3).name()).as("replays of loaded keys: each one a replay, or an error")
