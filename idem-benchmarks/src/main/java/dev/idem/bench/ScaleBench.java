@@ -27,13 +27,20 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * Part "scale" (opt-in): the key store on PostgreSQL and on MariaDB (each when the run's backends
- * include it, as they do by default) holding a day of traffic. Two tables per database, one
- * unpartitioned (the sweeper deletes expired rows in batches) and one with retention by partition
- * (one partition an hour, dropped whole), each loaded with {@code --rows} completed records (200-byte
- * bodies, expiries spread over the next 24 hours, and one hour's worth, a 24th, already expired).
- * Measured on each: claim+complete of new keys on the empty table and at full size (the ratio is the
- * cost of size), the bytes a record takes, and the purge of the expired hour: rows deleted by the
- * store's own purge (the sweeper's call) against one partition dropped, in time and in WAL written.
+ * include it, as they do by default) holding a day of traffic. Two tables per database (or the one
+ * {@code --layouts} asks for), one unpartitioned (the sweeper deletes expired rows in batches) and one
+ * with retention by partition (one partition an hour, dropped whole), each loaded with {@code --rows}
+ * completed records (200-byte bodies, the scope, fingerprint and headers the bench's claims write,
+ * expiries spread over the next 23 hours, and one hour's worth, a 24th, already expired).
+ * Measured on each, on the empty table and at full size: claim+complete of new keys (rate, p50, p99,
+ * and the WAL a claim+complete writes), replays of completed keys (at full size, old keys drawn over
+ * the whole table, so most reads miss the buffer cache's recent pages); the bytes a record takes; the
+ * purge of the expired hour, rows deleted by the store's own purge (the sweeper's call) against one
+ * partition dropped, in time and in WAL written, with what it leaves to the vacuum; then an hour loaded
+ * anew and purged again while 8 threads claim+complete, their p99 during the purge against just
+ * before it, and (PostgreSQL) the table locks seen in {@code pg_locks} meanwhile. WAL is this
+ * database's own records where pg_walinspect can tell them apart (the server is shared), else the
+ * server's whole log.
  */
 final class ScaleBench {
     static final String PLAIN = "idem_scale";
