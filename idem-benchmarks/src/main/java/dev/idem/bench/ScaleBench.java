@@ -113,17 +113,26 @@ final class ScaleBench {
             dir = db.dataDirectory(st);
         }
         long free = freeBytes(dir);
-        String estimate = String.format(Locale.ROOT, "%s: %,d rows x %d B x %d table(s) = about %.1f GB of disk in %s", db.product(),
-                options.scaleRows, ESTIMATED_BYTES_PER_ROW, tables, needed / 1e9, dir);
+        String estimate = String.format(Locale.ROOT, "%s: %,d rows (and an hour more) x %d B x %d table(s) = about %.1f GB of disk in %s",
+                db.product(), options.scaleRows, ESTIMATED_BYTES_PER_ROW, tables, needed / 1e9, dir);
         if (free < 0) {
             Bench.progress("scale " + estimate + " (its free space is not known from here)");
             return;
         }
         Bench.progress(String.format(Locale.ROOT, "scale %s, %.1f GB free there", estimate, free / 1e9));
         if (needed > free) {
-            throw new IllegalStateException(String.format(Locale.ROOT,
+            throw new NotEnoughDisk(String.format(Locale.ROOT,
                     "not enough free disk for the scale part: %s, but only %.1f GB free there; lower --rows or load one table (--layouts)",
                     estimate, free / 1e9));
+        }
+    }
+
+    /** The scale part refused to start: what it would fill does not fit; the message says what to change. */
+    static final class NotEnoughDisk extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        NotEnoughDisk(String message) {
+            super(message);
         }
     }
 
@@ -399,13 +408,14 @@ final class ScaleBench {
         }
         Measured b = measured(before, beforeNanos);
         Measured d = measured(during, marks.get(2) - marks.get(1));
-        String lockNote = locks.isEmpty() ? "" : "; table locks seen while it ran: " + (locks.equals(Set.of(CLAIMS_ONLY)) ? "only the claims' own"
-                : String.join(", ", locks.stream().filter(l -> !l.equals(CLAIMS_ONLY)).toList()) + " (and the claims' own)");
+        String lockNote = locks.isEmpty() ? ""
+                : "; table locks seen while it ran: " + (locks.equals(Set.of(CLAIMS_ONLY)) ? "only the claims' own"
+                        : String.join(", ", locks.stream().filter(l -> !l.equals(CLAIMS_ONLY)).toList()) + " (and the claims' own)");
         List<Row> rows = new ArrayList<>();
         rows.add(new Row("scale", "claim+complete, before the purge", label, THREADS, b, "ops/s", null, Double.NaN, null));
         rows.add(new Row("scale", "claim+complete, during the purge", label, THREADS, d, "ops/s", null, Double.NaN,
-                String.format(Locale.ROOT, "p99 %.2f x before (%,d claims overlapped the purge); the purge: %,d rows in %,d ms (its WAL: the quiet purge's line)",
-                        d.p99Millis() / b.p99Millis(), d.ops(), purged.rows(), purged.millis()) + lockNote).compare("before the purge", b));
+                String.format(Locale.ROOT, "p99 %.2f x before (%,d claims overlapped the purge);"
+                        + " the purge: %,d rows in %,d ms (its WAL: the quiet purge's line)", d.p99Millis() / b.p99Millis(), d.ops(), purged.rows(), purged.millis()) + lockNote).compare("before the purge", b));
         return rows;
     }
 

@@ -372,6 +372,23 @@ class HarnessSmokeTest {
         assertThat(ScaleBench.estimatedBytes(24_000_000, 2)).isEqualTo(25_000_000L * 500 * 2);
         assertThat(ScaleBench.freeBytes(dir.toString())).isPositive();
         assertThat(ScaleBench.freeBytes("/no/such/data/directory")).isEqualTo(-1);
+        Options huge = Options.parse(new String[] {"--parts", "scale", "--rows", "1000000000", "--backends", "postgresql"});
+        try (Postgres pg = new Postgres(RealServices.postgresUrl())) {
+            String dataDirectory;
+            try (java.sql.Connection c = java.sql.DriverManager.getConnection(RealServices.postgresUrl());
+                 java.sql.Statement st = c.createStatement(); java.sql.ResultSet rs = st.executeQuery("SHOW data_directory")) {
+                rs.next();
+                dataDirectory = rs.getString(1);
+            }
+            long free = ScaleBench.freeBytes(dataDirectory);
+            // Only where the refusal is certain: a server on this machine with less than the 1 TB asked for.
+            org.junit.jupiter.api.Assumptions.assumeTrue(free >= 0 && free < ScaleBench.estimatedBytes(huge.scaleRows, 2),
+                    "the data directory is not on this machine, or has room for 10^9 rows twice");
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> new ScaleBench(huge, pg).run())
+                    .isInstanceOf(ScaleBench.NotEnoughDisk.class)
+                    .hasMessageContaining("not enough free disk for the scale part: PostgreSQL: 1,000,000,000 rows (and an hour more) x 500 B x 2 table(s)")
+                    .hasMessageContaining("lower --rows or load one table (--layouts)");
+        }
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> Options.parse(new String[] {"--layouts", "unpartitioned,sharded"}))
                 .hasMessageContaining("unknown layout 'sharded'; layouts are unpartitioned, partitioned");
     }
