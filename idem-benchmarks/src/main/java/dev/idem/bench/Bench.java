@@ -33,7 +33,12 @@ public final class Bench {
             System.exit(2);
             return;
         }
-        System.exit(run(options));
+        try {
+            System.exit(run(options));
+        } catch (ScaleBench.NotEnoughDisk e) {
+            System.err.println("idem bench: " + e.getMessage());
+            System.exit(2);
+        }
     }
 
     static int run(Options options) throws Exception {

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
 
 /**
  * Runs an operation in a closed loop on {@code threads} threads: a warm-up whose operations are not
@@ -40,6 +41,16 @@ final class LoadLoop {
      * {@code latencies}: a line measured in several rounds merges them with {@link #merge}.
      */
     static Measured run(int threads, Duration warmup, Duration window, OpFactory factory, List<Latencies> latencies)
+            throws InterruptedException {
+        return run(threads, warmup, window, factory, latencies, () -> false);
+    }
+
+    /**
+     * As {@link #run(int, Duration, Duration, OpFactory, List)}, ending early once {@code stop} says so
+     * (each thread having counted an operation): a load kept up while something else runs for as long
+     * as it takes, such as the scale part's purge under load.
+     */
+    static Measured run(int threads, Duration warmup, Duration window, OpFactory factory, List<Latencies> latencies, BooleanSupplier stop)
             throws InterruptedException {
         int first = latencies.size();
         AtomicLong errors = new AtomicLong();
@@ -76,7 +87,7 @@ final class LoadLoop {
                     long start = System.nanoTime();
                     // A thread stops at the window's end once it has counted an operation: one slower than
                     // the whole window (a big batch on a busy machine) still gives its line a rate.
-                    if (start >= end && counted) {
+                    if ((start >= end || stop.getAsBoolean()) && counted) {
                         break;
                     }
                     try {

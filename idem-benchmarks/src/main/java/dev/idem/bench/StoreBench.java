@@ -202,10 +202,22 @@ final class StoreBench {
     }
 
     Measured replays(IdempotencyStore store, List<String> keys, int threads) throws InterruptedException {
-        return LoadLoop.run(threads, options.warmup, options.duration, t -> {
+        return replays(store, threads, options.warmup, options.duration, random -> keys.get(random.nextInt(keys.size())));
+    }
+
+    /** Picks the completed key a replay claims; called on the replaying thread with that thread's random. */
+    @FunctionalInterface
+    interface KeyPicker {
+        String pick(SplittableRandom random);
+    }
+
+    /** Claims of completed keys, each chosen by {@code keys}; anything but a replay is an error. */
+    static Measured replays(IdempotencyStore store, int threads, Duration warmup, Duration window, KeyPicker keys)
+            throws InterruptedException {
+        return LoadLoop.run(threads, warmup, window, t -> {
             SplittableRandom random = new SplittableRandom(ThreadLocalRandom.current().nextLong());
             return () -> {
-                RecordKey id = new RecordKey(SCOPE, IdempotencyKey.of(keys.get(random.nextInt(keys.size()))));
+                RecordKey id = new RecordKey(SCOPE, IdempotencyKey.of(keys.pick(random)));
                 ClaimOutcome outcome = store.claim(new ClaimRequest(id, FINGERPRINT, LEASE, RETENTION));
                 if (!(outcome instanceof ClaimOutcome.Replay)) {
                     throw new AssertionError("a completed key did not replay: " + outcome);

@@ -330,20 +330,67 @@ class HarnessSmokeTest {
             for (String product : List.of("PostgreSQL", "MariaDB")) {
                 for (String layout : List.of("unpartitioned", "by partition (1 h)")) {
                     int first = expected.size();
-                    expected.add(tuple("claim+complete, empty table", product + ", " + layout));
-                    expected.add(tuple(rows.get(first + 1).name(), product + ", " + layout));
-                    expected.add(tuple("purge of the expired hour", product + ", " + layout));
-                    assertThat(rows.get(first + 1).name()).startsWith("claim+complete, 2");
-                    assertThat(rows.get(first + 1).ratio()).isPositive().isFinite();
-                    assertThat(rows.get(first + 2).measured().ops()).as("%s %s: the expired hour purged", product, layout).isPositive();
+                    String backend = product + ", " + layout;
+                    expected.add(tuple("claim+complete, empty table", backend));
+                    expected.add(tuple("replay of a completed key, empty table", backend));
+                    expected.add(tuple(rows.get(first + 2).name(), backend));
+                    expected.add(tuple(rows.get(first + 3).name(), backend));
+                    expected.add(tuple("purge of the expired hour", backend));
+                    expected.add(tuple("claim+complete, before the purge", backend));
+                    expected.add(tuple("claim+complete, during the purge", backend));
+                    assertThat(rows.get(first).note()).contains("B of WAL").contains("a claim+complete");
+                    assertThat(rows.get(first + 2).name()).startsWith("claim+complete, 2");
+                    assertThat(rows.get(first + 2).ratio()).isPositive().isFinite();
+                    assertThat(rows.get(first + 3).name()).as("replays of loaded keys: each one a replay, or an error")
+                            .startsWith("replay of an old key, 2");
+                    assertThat(rows.get(first + 3).measured().ops()).isPositive();
+                    assertThat(rows.get(first + 4).measured().ops()).as("%s: the expired hour purged", backend).isPositive();
+                    assertThat(rows.get(first + 5).measured().ops()).as("%s: claims before the purge under load", backend).isPositive();
+                    assertThat(rows.get(first + 6).note()).as("%s: the purge under load purged the reloaded hour", backend)
+                            .doesNotContain("the purge: 0 rows");
                 }
             }
             assertThat(rows).extracting(Row::name, Row::backend).containsExactlyElementsOf(expected);
             // A 24th of the records was loaded expired: the sweeper's purge deletes exactly those; the drop's count is the planner's estimate.
-            assertThat(rows.get(2).measured().ops()).isEqualTo(1000);
-            assertThat(rows.get(8).measured().ops()).isEqualTo(1000);
+            assertThat(rows.get(4).measured().ops()).isEqualTo(1000);
+            assertThat(rows.get(18).measured().ops()).isEqualTo(1000);
+            assertThat(rows.get(6).note()).contains("the purge: 1,000 rows");
+            assertThat(rows.get(4).note()).contains("autovacuum");
+            assertThat(rows.get(13).note()).as("the drop's locks, sampled from pg_locks").contains("idem_scale_p");
             assertThat(rows).allSatisfy(row -> assertThat(row.measured().errors()).isZero());
         }
+    }
+
+    @Test
+    void scaleRunsOnlyTheLayoutsAskedForAndEstimatesItsDisk() throws Exception {
+        Options options = Options.parse(new String[] {"--duration", "300ms", "--warmup", "100ms", "--parts", "scale", "--rows", "24000",
+                "--backends", "postgresql", "--layouts", "partitioned"});
+        try (Postgres pg = new Postgres(RealServices.postgresUrl())) {
+            List<Row> rows = new ScaleBench(options, pg).run();
+            assertThat(rows).hasSize(7).allSatisfy(row -> assertThat(row.backend()).isEqualTo("PostgreSQL, by partition (1 h)"));
+        }
+        assertThat(ScaleBench.estimatedBytes(24_000_000, 2)).isEqualTo(25_000_000L * 500 * 2);
+        assertThat(ScaleBench.freeBytes(dir.toString())).isPositive();
+        assertThat(ScaleBench.freeBytes("/no/such/data/directory")).isEqualTo(-1);
+        Options huge = Options.parse(new String[] {"--parts", "scale", "--rows", "1000000000", "--backends", "postgresql"});
+        try (Postgres pg = new Postgres(RealServices.postgresUrl())) {
+            String dataDirectory;
+            try (java.sql.Connection c = java.sql.DriverManager.getConnection(RealServices.postgresUrl());
+                 java.sql.Statement st = c.createStatement(); java.sql.ResultSet rs = st.executeQuery("SHOW data_directory")) {
+                rs.next();
+                dataDirectory = rs.getString(1);
+            }
+            long free = ScaleBench.freeBytes(dataDirectory);
+            // Only where the refusal is certain: a server on this machine with less than the 1 TB asked for.
+            org.junit.jupiter.api.Assumptions.assumeTrue(free >= 0 && free < ScaleBench.estimatedBytes(huge.scaleRows, 2),
+                    "the data directory is not on this machine, or has room for 10^9 rows twice");
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> new ScaleBench(huge, pg).run())
+                    .isInstanceOf(ScaleBench.NotEnoughDisk.class)
+                    .hasMessageContaining("not enough free disk for the scale part: PostgreSQL: 1,000,000,000 rows (and an hour more) x 500 B x 2 table(s)")
+                    .hasMessageContaining("lower --rows or load one table (--layouts)");
+        }
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Options.parse(new String[] {"--layouts", "unpartitioned,sharded"}))
+                .hasMessageContaining("unknown layout 'sharded'; layouts are unpartitioned, partitioned");
     }
 
     @Test
