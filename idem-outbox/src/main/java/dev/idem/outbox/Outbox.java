@@ -84,6 +84,10 @@ public final class Outbox implements Purgeable {
         this.dialect = dialect;
         this.tableNames = Map.of(Tables.DEFAULT_OUTBOX_TABLE, b.tableName());
         boolean partitioned = b.partitionWidth != null;
+        if (partitioned && dialect == Dialect.SQLITE) {
+            // Before the statements are loaded: SQLite has no partitioned layout's statements to miss.
+            throw new IllegalStateException("retentionByPartition is supported on PostgreSQL and MariaDB, not on " + dialect.displayName());
+        }
         this.sql = SqlStatements.loadFiles(dialect, b.sqlSource, partitioned ? List.of("outbox.sql", PARTITIONED_SQL) : List.of("outbox.sql"),
                 tableNames, requiredStatements(dialect, partitioned));
         this.retention = b.retention;
