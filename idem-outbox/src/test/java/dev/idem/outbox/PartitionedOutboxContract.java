@@ -114,7 +114,9 @@ abstract class PartitionedOutboxContract {
     @Test
     @DisplayName("an event that is not getting out keeps its partition past its time, and that is reported; once it is sent the partition goes")
     void pendingEventKeepsItsPartition() throws Exception {
-        Outbox outbox = partitioned(Duration.ofMillis(200), b -> b);
+        // Partitions of 1 s: each purge's ALTER TABLEs (MariaDB) keep up with them on a busy machine.
+        Duration width = Duration.ofSeconds(1);
+        Outbox outbox = partitioned(Duration.ofMillis(200), b -> b.retentionByPartition(width, Duration.ofSeconds(3)));
         RetentionPartitions partitions = outbox.retentionPartitions().orElseThrow();
         AtomicBoolean brokerDown = new AtomicBoolean(true);
         List<OutboxMessage> published = new CopyOnWriteArrayList<>();
@@ -136,17 +138,19 @@ abstract class PartitionedOutboxContract {
                 }).build();
         try (relay) {
             relay.start();
-            // Well past its time (a partition whose bound is a second past the retention), and the later ones past theirs dropped.
-            await("the held partition reported a second overdue", () -> reported.stream().anyMatch(k -> k.oldestLag().toMillis() >= 1_000));
-            long due = dbNow() - outbox.retention().toMillis();
-            assertThat(partitions.partitions()).as("partitions past their time").filteredOn(p -> p.to() <= due - 2 * WIDTH.toMillis())
-                    .extracting(RetentionPartitions.Partition::name).containsExactly(held.name());
+            // Well past its time (its bound more than 1.5 s past the retention), and the later ones past theirs dropped.
+            await("the held partition reported 1.5 s overdue", () -> reported.stream().anyMatch(k -> k.oldestLag().toMillis() >= 1_500));
+            await("only the held partition left of those a width past their time", () -> {
+                long due = dbNow() - outbox.retention().toMillis();
+                return partitions.partitions().stream().filter(p -> p.to() <= due - width.toMillis()).map(RetentionPartitions.Partition::name)
+                        .toList().equals(List.of(held.name()));
+            });
             assertThat(published).extracting(OutboxMessage::messageId).containsExactly(fine.messageId());
             assertThat(count("SELECT count(*) FROM idem_outbox WHERE state = 0")).isEqualTo(1);
             Outbox.KeptPartitions kept = outbox.keptPartitions().orElseThrow();
             // The held one, and maybe one whose time passed since the last purge, for the next.
             assertThat(kept.count()).isBetween(1, 2);
-            assertThat(kept.oldestLag()).isGreaterThanOrEqualTo(Duration.ofSeconds(1));
+            assertThat(kept.oldestLag()).isGreaterThanOrEqualTo(Duration.ofMillis(1_500));
             assertThat(outbox.backlog(10).failing()).extracting(OutboxBacklog.FailingEvent::messageId).containsExactly(stuck.messageId().toString());
 
             brokerDown.set(false);
@@ -154,8 +158,7 @@ abstract class PartitionedOutboxContract {
             await("the held partition dropped once its event is sent and past retention", () -> !present(partitions, held.name()));
         }
         assertThat(published).extracting(OutboxMessage::messageId).containsExactly(fine.messageId(), stuck.messageId());
-        assertThat(outbox.keptPartitions()).isEmpty();
-        assertThat(count("SELECT count(*) FROM idem_outbox")).isZero();
+        assertThat(count("SELECT count(*) FROM idem_outbox")).as("both events gone with their partitions").isZero();
     }
 
     @Test
