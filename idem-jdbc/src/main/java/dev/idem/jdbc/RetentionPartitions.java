@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -26,7 +27,9 @@ import java.util.regex.Pattern;
  * dropped whole once its upper bound has passed (every record in it is past retention). The store's
  * {@code purge} runs {@link #maintain()}; {@link #convert()} turns today's unpartitioned table into the
  * partitioned layout on a live database. Other idem tables use the
- * same maintenance through {@link #forTable} (the inbox's: {@code Inbox.Builder.retentionByPartition}).
+ * same maintenance through {@link #forTable} (the inbox's: {@code Inbox.Builder.retentionByPartition}; the
+ * outbox's, partitioned by each event's time and dropped a retention after a partition's bound, only
+ * once every event in it is sent and past retention: {@code Outbox.Builder.retentionByPartition}).
  * See docs/stores.md, "Retention by partition".
  */
 public final class RetentionPartitions {
@@ -96,15 +99,20 @@ public final class RetentionPartitions {
     private final boolean deleteRows;
     /** The partition below every expiry that is never dropped, or null when the table has none. */
     private final String kept;
+    /** How long past its upper bound a partition waits before it may go: 0 for tables partitioned by expiry. */
+    private final long dropDelayMs;
 
     RetentionPartitions(StoreCalls calls, Dialect dialect, SqlStatements sql, String table, Duration width, Duration horizon,
             boolean deleteRows) {
-        this(calls, dialect, sql, table, width, horizon, deleteRows, false);
+        this(calls, dialect, sql, table, width, horizon, deleteRows, false, Duration.ZERO);
     }
 
     private RetentionPartitions(StoreCalls calls, Dialect dialect, SqlStatements sql, String table, Duration width, Duration horizon,
-            boolean deleteRows, boolean keep) {
+            boolean deleteRows, boolean keep, Duration dropDelay) {
         checkLayout(width, horizon);
+        if (dropDelay.isNegative()) {
+            throw new IllegalArgumentException("partition drop delay must not be negative, was " + dropDelay);
+        }
         if (dialect != Dialect.POSTGRESQL && dialect != Dialect.MARIADB) {
             throw new IllegalStateException("retentionByPartition is supported on PostgreSQL and MariaDB, not on " + dialect.displayName());
         }
@@ -118,6 +126,7 @@ public final class RetentionPartitions {
         this.horizonMs = horizon.toMillis();
         this.deleteRows = deleteRows;
         this.kept = keep ? table + "_pkeep" : null;
+        this.dropDelayMs = dropDelay.toMillis();
     }
 
     /**
@@ -135,7 +144,28 @@ public final class RetentionPartitions {
      */
     public static RetentionPartitions forTable(StoreCalls calls, Dialect dialect, SqlStatements tableSql, String table, Duration width,
             Duration horizon, boolean deleteRows, boolean keepBelowOne) {
-        return new RetentionPartitions(calls, dialect, tableSql, table, width, horizon, deleteRows, keepBelowOne);
+        return new RetentionPartitions(calls, dialect, tableSql, table, width, horizon, deleteRows, keepBelowOne, Duration.ZERO);
+    }
+
+    /**
+     * {@link #forTable(StoreCalls, Dialect, SqlStatements, String, Duration, Duration, boolean, boolean)}
+     * for a table partitioned by another time than an expiry (the outbox's: each event's time): a
+     * partition may go only once its upper bound is {@code dropDelay} in the past (the outbox's retention),
+     * and, as always, only if the owner's {@code partition_live_rows} finds nothing in it. On PostgreSQL
+     * that check runs again once the partition is detached, when no transaction can still write to it,
+     * and a partition that holds a row after all is attached again instead of dropped.
+     *
+     * @param dropDelay 0 or more
+     */
+    public static RetentionPartitions forTable(StoreCalls calls, Dialect dialect, SqlStatements tableSql, String table, Duration width,
+            Duration horizon, boolean deleteRows, boolean keepBelowOne, Duration dropDelay) {
+        return new RetentionPartitions(calls, dialect, tableSql, table, width, horizon, deleteRows, keepBelowOne,
+                Objects.requireNonNull(dropDelay, "dropDelay is null"));
+    }
+
+    /** How long past its upper bound a partition waits before it may be dropped: zero for tables partitioned by expiry. */
+    public Duration dropDelay() {
+        return Duration.ofMillis(dropDelayMs);
     }
 
     /**
@@ -179,7 +209,7 @@ public final class RetentionPartitions {
 
     /** The table's partitions in bound order; empty while it is not partitioned. */
     public List<Partition> partitions() {
-        return calls.onConnection("read partitions", this::list);
+        return calls.onConnection("read partitions", c -> list(c, false));
     }
 
     /**
@@ -358,26 +388,46 @@ public final class RetentionPartitions {
 
     private Maintenance maintainLocked(Connection c) throws SQLException {
         long now = now(c);
-        List<Partition> existing = list(c);
+        List<Partition> existing = list(c, true);
         int created = createKept(c, existing) + createAhead(c, table, existing, now);
         int dropped = 0;
         long rows = 0;
         boolean concurrently = dialect == Dialect.POSTGRESQL && c.getMetaData().getDatabaseMajorVersion() >= 14;
         for (Partition p : existing) {
-            if (p.to() > now || p.name().equals(kept) || holdsLiveLease(c, p.name())) {
+            if (p.to() > now - dropDelayMs || p.name().equals(kept) || holdsLiveLease(c, p.name())) {
                 continue;
             }
-            rows += estimatedRows(c, p.name());
+            long estimate = estimatedRows(c, p.name());
             if (kept != null && p.from() == null) {
                 replaceByKept(c, p.name());
             } else if (concurrently) {
                 // SHARE UPDATE EXCLUSIVE on the parent: claims go on while it waits for the transactions that see the partition.
                 execute(c, partitionSql("partition_detach_concurrently", table, p.name()));
+                if (!dropDetached(c, p)) {
+                    continue;
+                }
+            } else {
+                execute(c, partitionSql("partition_drop", table, p.name()));
             }
-            execute(c, partitionSql("partition_drop", table, p.name()));
+            rows += estimate;
             dropped++;
         }
         return new Maintenance(created, dropped, rows);
+    }
+
+    /**
+     * Drops a detached partition, unless the owner's check finds a live row in it now that every
+     * transaction that could write to it has ended (one that wrote before the first check and committed
+     * while the detach waited for it): then it is attached again, with its bounds, and kept.
+     */
+    private boolean dropDetached(Connection c, Partition p) throws SQLException {
+        if (holdsLiveLease(c, p.name())) {
+            execute(c, partitionSql("partition_attach", table, p.name())
+                    .replace("{from}", p.from() == null ? "MINVALUE" : Long.toString(p.from())).replace("{to}", Long.toString(p.to())));
+            return false;
+        }
+        execute(c, partitionSql("partition_drop", table, p.name()));
+        return true;
     }
 
     /**
@@ -583,22 +633,33 @@ public final class RetentionPartitions {
         }
     }
 
-    private List<Partition> list(Connection c) throws SQLException {
+    /**
+     * @param maintaining whether the caller holds the maintenance lock: then a detach another session left
+     *                    unfinished is finished here; a reader leaves it (it may be under way) and does not list it
+     */
+    private List<Partition> list(Connection c, boolean maintaining) throws SQLException {
         List<Partition> out = new ArrayList<>();
         try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(maintenance.get("partition_list"))) {
+            List<Partition> unfinished = new ArrayList<>();
             while (rs.next()) {
                 String name = rs.getString(1);
-                if (rs.getBoolean(3)) {
-                    // A concurrent detach that did not finish (its session ended): finish it, the partition is going anyway.
-                    execute(c, partitionSql("partition_detach_finalize", table, name));
-                    execute(c, partitionSql("partition_drop", table, name));
-                    continue;
-                }
                 Matcher m = BOUND.matcher(rs.getString(2));
                 if (!m.find() || m.group(4) == null) {
                     throw new IllegalStateException("partition " + name + " of " + table + " has a bound idem does not manage: " + rs.getString(2));
                 }
-                out.add(new Partition(name, m.group(2) == null ? null : Long.valueOf(m.group(2)), Long.parseLong(m.group(4))));
+                Partition p = new Partition(name, m.group(2) == null ? null : Long.valueOf(m.group(2)), Long.parseLong(m.group(4)));
+                if (!rs.getBoolean(3)) {
+                    out.add(p);
+                } else if (maintaining) {
+                    unfinished.add(p);
+                }
+            }
+            for (Partition p : unfinished) {
+                // A concurrent detach that did not finish (its session ended): finish it; the partition goes unless a row came meanwhile.
+                execute(c, partitionSql("partition_detach_finalize", table, p.name()));
+                if (!dropDetached(c, p)) {
+                    out.add(p);
+                }
             }
         }
         out.sort(Comparator.comparingLong(Partition::to));

@@ -5,6 +5,7 @@ import dev.idem.StoreException;
 import dev.idem.jdbc.Dialect;
 import dev.idem.jdbc.JdbcComponentBuilder;
 import dev.idem.jdbc.JdbcIdempotencyStore;
+import dev.idem.jdbc.RetentionPartitions;
 import dev.idem.jdbc.support.FailureText;
 import dev.idem.jdbc.support.MessageHeaders;
 import dev.idem.jdbc.support.Migrator;
@@ -26,6 +27,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
@@ -59,6 +61,10 @@ import javax.sql.DataSource;
  * {@code idem_outbox} (events; sent ones are purged after {@code retention}, default 1 day) and
  * {@code idem_outbox_sequence} (the last sequence per aggregate, kept so sequences never restart;
  * one small row per aggregate). With {@code tableName("x")} they are {@code x} and {@code x_sequence}.
+ * On PostgreSQL and MariaDB {@link Builder#retentionByPartition} keeps {@code idem_outbox}
+ * range-partitioned by each event's time and purges by dropping a partition once every event in it is
+ * sent and past its retention; a partition holding an event not sent yet is kept, and
+ * {@link #keptPartitions()} says so.
  */
 public final class Outbox implements Purgeable {
     /** Each unit of work on a connection, a driver failure as a redacted StoreException naming the outbox. */
@@ -70,23 +76,46 @@ public final class Outbox implements Purgeable {
     private final Supplier<Map<String, String>> headerSource;
     /** The operators' reads ({@link #backlog}). */
     private final OutboxInspection inspection;
+    /** Retention by partition's maintenance of the outbox table, or null for one unpartitioned table (the default). */
+    private final RetentionPartitions partitions;
 
     private Outbox(Builder b, Dialect dialect) {
         this.calls = new StoreCalls(new Transactions(b.dataSource()), dialect.displayName() + " outbox");
         this.dialect = dialect;
         this.tableNames = Map.of(Tables.DEFAULT_OUTBOX_TABLE, b.tableName());
-        this.sql = SqlStatements.load(dialect, b.sqlSource, "outbox.sql", tableNames, requiredStatements(dialect));
+        boolean partitioned = b.partitionWidth != null;
+        if (partitioned && dialect == Dialect.SQLITE) {
+            // Before the statements are loaded: SQLite has no partitioned layout's statements to miss.
+            throw new IllegalStateException("retentionByPartition is supported on PostgreSQL and MariaDB, not on " + dialect.displayName());
+        }
+        this.sql = SqlStatements.loadFiles(dialect, b.sqlSource, partitioned ? List.of("outbox.sql", PARTITIONED_SQL) : List.of("outbox.sql"),
+                tableNames, requiredStatements(dialect, partitioned));
         this.retention = b.retention;
         this.headerSource = b.headerSource;
         this.inspection = new OutboxInspection(dialect, tableNames, calls);
+        // By event time, not expiry (a pending event has none): a partition may go a retention after its
+        // bound, and only once nothing in it is pending or sent within its retention (partition_live_rows).
+        this.partitions = partitioned ? RetentionPartitions.forTable(calls, dialect, sql, b.tableName(), b.partitionWidth,
+                b.partitionHorizon(), b.purgeRowsBetweenDrops, false, retention) : null;
     }
+
+    /** The outbox's statements with retention by partition, over outbox.sql (a common file and the dialect's). */
+    static final String PARTITIONED_SQL = "outbox-partitioned.sql";
 
     /** Every statement the outbox and its relay run on {@code dialect}; checked when the outbox is built. */
     static List<String> requiredStatements(Dialect dialect) {
+        return requiredStatements(dialect, false);
+    }
+
+    static List<String> requiredStatements(Dialect dialect, boolean partitioned) {
         List<String> names = new ArrayList<>(List.of("outbox_next_sequence", "outbox_append", "outbox_leased", "outbox_mark_sent",
                 "outbox_mark_failed", "outbox_release", "outbox_pending", "outbox_purge"));
         names.addAll(scansReadCommitted(dialect) ? List.of("outbox_lease_heads", "outbox_lease_aggregate") : List.of("outbox_lease"));
         names.addAll(Migrator.requiredStatements(dialect));
+        if (partitioned) {
+            names.add("outbox_now");
+            names.addAll(RetentionPartitions.TABLE_STATEMENTS);
+        }
         return names;
     }
 
@@ -116,7 +145,13 @@ public final class Outbox implements Purgeable {
 
     /** Creates or upgrades the outbox tables (the dialect's outbox migrations), under a lock; safe to run concurrently. */
     public void migrate() {
-        calls.migrate(new Migrator(dialect, sql, Outbox.class, Tables.DEFAULT_OUTBOX_TABLE, tableNames));
+        Migrator migrator = new Migrator(dialect, sql, Outbox.class, Tables.DEFAULT_OUTBOX_TABLE, tableNames);
+        if (partitions != null) {
+            // A new outbox table is created partitioned (V3's CREATE then skips it and adds its indexes), with its partitions.
+            partitions.migrate(migrator);
+        } else {
+            calls.migrate(migrator);
+        }
     }
 
     /** {@link #append(Connection, String, String, String, byte[], Map)} without headers. */
@@ -226,16 +261,77 @@ public final class Outbox implements Purgeable {
         return inspection.backlog(failingLimit);
     }
 
-    /** Deletes up to {@code limit} sent events past their retention; never a pending one. */
+    /**
+     * Deletes up to {@code limit} sent events past their retention; never a pending one. With
+     * {@linkplain Builder#retentionByPartition retention by partition} it first runs the partitions'
+     * maintenance: partitions made ahead, and every partition whose bound is the retention in the past
+     * dropped whole if no event in it is pending or sent within its retention (its rows, the planner's
+     * estimate, count towards the answer); events are then deleted one by one only if
+     * {@link Builder#purgeRowsBetweenDrops} is set or the table is not partitioned.
+     */
     @Override
     public int purge(int limit) {
         Arguments.atLeast("purge limit", limit, 1);
-        return inConnection("purge", c -> withScanIsolation(c, conn -> {
+        long dropped = partitions == null ? 0 : partitions.maintain().rowsDropped();
+        boolean rowByRow = partitions == null || partitions.deletesExpiredRows() || !partitions.partitioned();
+        int deleted = !rowByRow ? 0 : inConnection("purge", c -> withScanIsolation(c, conn -> {
             try (PreparedStatement ps = conn.prepareStatement(sql.get("outbox_purge"))) {
                 ps.setInt(1, limit);
                 return ps.executeUpdate();
             }
         }));
+        return (int) Math.min(Integer.MAX_VALUE, dropped + deleted);
+    }
+
+    /**
+     * The partitions of an outbox built with {@linkplain Builder#retentionByPartition retention by
+     * partition} (their list and maintenance); empty otherwise.
+     */
+    public Optional<RetentionPartitions> retentionPartitions() {
+        return Optional.ofNullable(partitions);
+    }
+
+    /**
+     * Partitions past their time that are still there: their bound is more than the retention in the
+     * past, and a purge kept them because an event in them is not sent yet (waiting, failing, backing
+     * off) or was sent less than its retention ago. Ages on the database's clock.
+     *
+     * @param count     how many
+     * @param oldestLag how long ago the oldest of them could have been dropped; a lag up to the relay's
+     *                  purge interval is the wait for the next purge, a growing one an event that is not
+     *                  getting out (see {@link #backlog})
+     */
+    public record KeptPartitions(int count, Duration oldestLag) {
+        public KeptPartitions {
+            Objects.requireNonNull(oldestLag, "oldestLag");
+        }
+    }
+
+    /**
+     * With retention by partition, the partitions past their time that are kept ({@link KeptPartitions});
+     * empty if there are none, or without retention by partition.
+     */
+    public Optional<KeptPartitions> keptPartitions() {
+        if (partitions == null) {
+            return Optional.empty();
+        }
+        List<RetentionPartitions.Partition> list = partitions.partitions();
+        long now = inConnection("read the clock", c -> {
+            try (PreparedStatement ps = c.prepareStatement(sql.get("outbox_now")); ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        });
+        long due = now - retention.toMillis();
+        int count = 0;
+        long oldest = Long.MAX_VALUE;
+        for (RetentionPartitions.Partition p : list) {
+            if (p.to() <= due) {
+                count++;
+                oldest = Math.min(oldest, p.to());
+            }
+        }
+        return count == 0 ? Optional.empty() : Optional.of(new KeptPartitions(count, Duration.ofMillis(due - oldest)));
     }
 
     public Dialect dialect() {
@@ -253,7 +349,8 @@ public final class Outbox implements Purgeable {
 
     @Override
     public String toString() {
-        return "Outbox[" + dialect.displayName() + ", table=" + tableName() + ", retention=" + retention + "]";
+        return "Outbox[" + dialect.displayName() + ", table=" + tableName() + ", retention=" + retention
+                + (partitions == null ? "" : ", retentionByPartition=" + partitions.width()) + "]";
     }
 
     // ---- for relays ------------------------------------------------------------------------------
@@ -438,6 +535,11 @@ public final class Outbox implements Purgeable {
         private Duration retention = Duration.ofDays(1);
         private SqlStatements.Source sqlSource = SqlStatements.Source.of(Outbox.class);
         private Supplier<Map<String, String>> headerSource;
+        /** Null: one unpartitioned table (the default). */
+        private Duration partitionWidth;
+        /** Null: the retention plus the width. */
+        private Duration partitionHorizon;
+        private boolean purgeRowsBetweenDrops;
 
         /** The table defaults to {@code idem_outbox}; the sequence table is its name plus {@code _sequence}. */
         private Builder(DataSource dataSource) {
@@ -465,6 +567,59 @@ public final class Outbox implements Purgeable {
             return this;
         }
 
+        /**
+         * Keeps the outbox table range-partitioned by each event's time ({@code created_at}, on the
+         * database's clock), one partition per {@code width}, and purges by dropping a partition instead of
+         * deleting events (PostgreSQL, MariaDB): the key store's and the inbox's maintenance
+         * ({@link RetentionPartitions}). A partition may go once its upper bound is the {@linkplain #retention
+         * retention} in the past, and goes only if no event in it is pending (not yet published, failing,
+         * backing off) or sent less than its retention ago: a partition holding such an event is kept, for a
+         * later purge, and {@link Outbox#keptPartitions()} reports it. So a sent event stays up to
+         * {@code width} past its retention, longer if it shares a partition with one sent late. Partitions
+         * are made ahead to now plus the retention plus {@code width} by {@link Outbox#migrate} and every
+         * {@link Outbox#purge} (the relay's, every purge interval); should no purge run for that long, an
+         * append fails (PostgreSQL) and its business transaction with it. The relay's statements scan every
+         * partition: keep the partitions few (the retention plus the horizon over the width, e.g. a width of
+         * a few hours for the default 1-day retention). A new table is created partitioned; an existing one
+         * stays as it is, purged row by row. See docs/messaging.md.
+         *
+         * @param width a partition's span of event times, 1 ms to 31 days
+         */
+        public Builder retentionByPartition(Duration width) {
+            RetentionPartitions.checkLayout(width, width);
+            this.partitionWidth = width;
+            this.partitionHorizon = null;
+            return this;
+        }
+
+        /**
+         * {@link #retentionByPartition(Duration)} with partitions made ahead to now plus {@code horizon}
+         * (at least {@code width}): how long appends go on without a purge.
+         */
+        public Builder retentionByPartition(Duration width, Duration horizon) {
+            RetentionPartitions.checkLayout(width, horizon);
+            this.partitionWidth = width;
+            this.partitionHorizon = horizon;
+            return this;
+        }
+
+        /**
+         * With retention by partition, whether {@code purge} also deletes sent events past retention one by
+         * one from the partitions not yet dropped. Default false: they go with their partition, which is the
+         * point of the layout.
+         */
+        public Builder purgeRowsBetweenDrops(boolean purgeRows) {
+            if (partitionWidth == null) {
+                throw new IllegalStateException("purgeRowsBetweenDrops needs retentionByPartition first");
+            }
+            this.purgeRowsBetweenDrops = purgeRows;
+            return this;
+        }
+
+        private Duration partitionHorizon() {
+            return partitionHorizon != null ? partitionHorizon : retention.plus(partitionWidth);
+        }
+
         /** Test seam: where the SQL is read from, e.g. the dialect's files with a statement left out. */
         Builder sqlSource(SqlStatements.Source sqlSource) {
             this.sqlSource = Objects.requireNonNull(sqlSource, "sqlSource is null");
@@ -472,10 +627,15 @@ public final class Outbox implements Purgeable {
         }
 
         /**
-         * @throws StoreException        if the database cannot be reached
-         * @throws IllegalStateException if SQLite lacks WAL, synchronous=FULL or a busy timeout
+         * @throws StoreException            if the database cannot be reached
+         * @throws IllegalStateException     if SQLite lacks WAL, synchronous=FULL or a busy timeout, or retention by
+         *                                   partition is asked for on SQLite
+         * @throws IllegalArgumentException  if the retention and the partitions' width make a horizon of more than 10,000 partitions
          */
         public Outbox build() {
+            if (partitionWidth != null) {
+                RetentionPartitions.checkLayout(partitionWidth, partitionHorizon());
+            }
             return new Outbox(this, resolveDialect("JDBC outbox"));
         }
     }

@@ -18,6 +18,15 @@ public interface OutboxListener {
     default void purged(int count) {
     }
 
+    /**
+     * After one of the relay's purges, with {@linkplain Outbox.Builder#retentionByPartition retention by
+     * partition}: partitions past their time were kept, because an event in them is not sent yet or was
+     * sent less than its retention ago ({@link Outbox#keptPartitions()}). Told after every purge while it
+     * lasts: a lag that keeps growing is an event that is not getting out.
+     */
+    default void partitionsKept(Outbox.KeptPartitions kept) {
+    }
+
     static OutboxListener noop() {
         return NoopOutboxListener.INSTANCE;
     }

@@ -21,7 +21,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * jitter, its later events wait), then marks what was published as sent and releases the rest.
  * {@link #start()} polls on a daemon thread: again at once after a poll that published something,
  * else after {@code pollInterval}; every {@code purgeInterval} it also purges sent events past the
- * outbox's retention. Any number of relays, in one process or many, may run on one outbox.
+ * outbox's retention (with retention by partition: drops the partitions past it, makes the ones ahead,
+ * and tells the listener of partitions kept for an event not sent yet). Any number of relays, in one process or many, may run on one outbox.
  */
 public final class OutboxRelay implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger("dev.idem.jdbc.outbox");
@@ -184,6 +185,9 @@ public final class OutboxRelay implements AutoCloseable {
             if (total > 0) {
                 int count = total;
                 ListenerCalls.run("purged", () -> listener.purged(count));
+            }
+            if (outbox.retentionPartitions().isPresent()) {
+                outbox.keptPartitions().ifPresent(kept -> ListenerCalls.run("partitionsKept", () -> listener.partitionsKept(kept)));
             }
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "outbox relay " + name + " purge failed; will retry", e);

@@ -36,7 +36,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The {@link Outbox} and {@link OutboxRelay} contract on a real database; one tiny subclass per
- * backend. Backoff and lease expiry are moved forward by updating the table, never by waiting.
+ * backend, and per backend with retention by partition ({@link #layout}). Backoff and lease expiry are moved forward by updating the table, never by waiting.
  */
 abstract class OutboxContract {
     protected TestDatabase db;
@@ -60,7 +60,12 @@ abstract class OutboxContract {
     // ---- helpers -------------------------------------------------------------------------------------
 
     protected Outbox newOutbox(UnaryOperator<Outbox.Builder> settings) {
-        return settings.apply(Outbox.builder(db.dataSource())).build();
+        return settings.apply(layout(Outbox.builder(db.dataSource()))).build();
+    }
+
+    /** The table's layout: the default here, retention by partition in the Partitioned* subclasses. */
+    protected Outbox.Builder layout(Outbox.Builder builder) {
+        return builder;
     }
 
     protected void execute(String statement) throws SQLException {

@@ -62,6 +62,17 @@ public final class MessagingSamples {
         return inbox;
     }
 
+    /** The outbox with retention by partition (PostgreSQL, MariaDB), migrated. */
+    public static Outbox partitionedOutbox(DataSource dataSource) {
+        // sample: messaging-outbox-retention-by-partition
+        Outbox outbox = Outbox.builder(dataSource)
+                .retentionByPartition(Duration.ofHours(6))   // one partition per 6 h of event times; 1 day retention
+                .build();
+        outbox.migrate();   // a new idem_outbox is created partitioned, with its partitions
+        // end sample
+        return outbox;
+    }
+
     /** A broker client of the application's own, as the broker-adapter sample uses it. */
     public interface QueueClient {
         String name();

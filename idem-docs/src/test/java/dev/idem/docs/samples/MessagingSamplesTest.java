@@ -8,6 +8,8 @@ import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.GetResponse;
 import dev.idem.inbox.Inbox;
 import dev.idem.inbox.InboxOutcome;
+import dev.idem.outbox.Outbox;
+import dev.idem.outbox.OutboxMessage;
 import dev.idem.outbox.OutboxRelay;
 import dev.idem.upserts.UpsertOutcome;
 import dev.idem.upserts.WindowedTotals.WindowTotal;
@@ -60,6 +62,25 @@ class MessagingSamplesTest {
             assertThat(inbox.process("ledger", "msg-1", Entries::insertEntry).status()).isEqualTo(InboxOutcome.Status.PROCESSED);
             assertThat(inbox.process("ledger", "msg-1", Entries::insertEntry).status()).isEqualTo(InboxOutcome.Status.DUPLICATE);
             assertThat(Entries.count(db.dataSource())).isEqualTo(1);
+        }
+    }
+
+    @Test
+    @DisplayName("messaging-outbox-retention-by-partition: migrate() creates the outbox table partitioned; an appended event is relayed from it")
+    void partitionedOutbox() throws Exception {
+        try (TestDatabase db = RealServices.postgres()) {
+            Outbox outbox = MessagingSamples.partitionedOutbox(db.dataSource());
+            assertThat(outbox.retentionPartitions().orElseThrow().partitioned()).isTrue();
+            assertThat(outbox.retentionPartitions().orElseThrow().partitions()).as("1 day and 6 h ahead, in 6 h partitions").hasSizeGreaterThanOrEqualTo(5);
+            try (Connection c = db.dataSource().getConnection()) {
+                c.setAutoCommit(false);
+                outbox.append(c, "payment", "p-1", "PaymentCaptured", new byte[0]);
+                c.commit();
+            }
+            List<OutboxMessage> sent = new ArrayList<>();
+            assertThat(OutboxRelay.builder(outbox, sent::add).build().runOnce()).isEqualTo(1);
+            assertThat(sent).extracting(OutboxMessage::aggregateId).containsExactly("p-1");
+            assertThat(outbox.keptPartitions()).isEmpty();
         }
     }
 
