@@ -8,7 +8,11 @@ public enum Expectation {
     DUPLICATES_LEDGER_ENTRIES("duplicates ledger entries"),
     EXACTLY_ONCE("0 lost, 0 duplicated"),
     /** Exactly once, and every retry after the key's response expired answered 410 {@code key-expired} without running. */
-    ANSWERS_EXPIRED("0 duplicated, late retries 410");
+    ANSWERS_EXPIRED("0 duplicated, late retries 410"),
+    /** Payments charged and never recorded by the service while their clients stayed away (none charged twice). */
+    LEAVES_UNRECORDED("charged, never recorded"),
+    /** Every charged payment recorded by the service without its client, and its late retry a replay. */
+    COMPLETES_ABANDONED("0 unrecorded, late retries replay");
 
     private final String label;
 

@@ -29,10 +29,16 @@ public enum Fault {
      * after 24 h).
      */
     RETRY_AFTER_EXPIRY("retry after the response expired (2 s)", 0, 0, "none", 1, 1, Disruption.RETRY_AFTER_EXPIRY,
-            Duration.ofSeconds(2));
+            Duration.ofSeconds(2)),
+    /**
+     * The service is SIGKILLed while requests are past the charge (as {@link #SIGKILL_MID_REQUEST}), and
+     * every client gives up after its first attempt: nobody retries. The lab then waits a while, looks
+     * at what the service recorded, and only then retries each unanswered payment once, late.
+     */
+    GIVE_UP_AFTER_CHARGE("SIGKILL after the charge; clients give up", 0, 0, "latency-after=250", 1, 1, Disruption.KILL_THEN_GIVE_UP);
 
     /** What the lab does to the service during the scenario. */
-    public enum Disruption { NONE, KILL_DURING_TRAFFIC, RESTART_BEFORE_RETRIES, KILL_CONSUMER, RETRY_AFTER_EXPIRY }
+    public enum Disruption { NONE, KILL_DURING_TRAFFIC, RESTART_BEFORE_RETRIES, KILL_CONSUMER, RETRY_AFTER_EXPIRY, KILL_THEN_GIVE_UP }
 
     private final String label;
     private final double dropRequest;

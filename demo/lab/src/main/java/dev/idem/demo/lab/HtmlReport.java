@@ -66,6 +66,8 @@ final class HtmlReport {
                         + "client gave up without a 2xx; replies differ: keys whose 2xx replies were not identical; latency per request.");
         results.stream().filter(r -> r.scenario().fault() == Fault.RETRY_AFTER_EXPIRY)
                 .forEach(r -> html.append("<p>").append(escape(TableRenderer.lateRetryLegend(r))).append("</p>\n"));
+        results.stream().filter(r -> r.abandonment() != null)
+                .forEach(r -> html.append("<p>").append(escape(TableRenderer.abandonedLegend(r))).append("</p>\n"));
         html.append("<h3>Charges per payment</h3>\n");
         html.append(barChart(results));
         html.append("<h3>One replayed request</h3>\n");

@@ -78,6 +78,17 @@ final class JsonReport {
             ledger.put("consumerKills", l.consumerKills());
             ledger.put("consumerStarts", l.consumerStarts());
         }
+        if (result.abandonment() != null) {
+            Abandonment a = result.abandonment();
+            ObjectNode abandoned = node.putObject("abandoned");
+            abandoned.put("gaveUp", a.gaveUp());
+            abandoned.put("charged", a.charged());
+            abandoned.put("chargedNeverRecorded", a.unrecorded());
+            abandoned.put("waitedMillis", a.waitedMillis());
+            abandoned.put("lateRetriesReplayed", a.lateReplayed());
+            abandoned.put("lateRetriesRan", a.lateRan());
+            abandoned.put("lateRetriesOtherwise", a.lateOther());
+        }
         return node;
     }
 

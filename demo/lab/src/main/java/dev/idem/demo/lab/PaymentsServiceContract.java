@@ -21,6 +21,7 @@ import java.util.List;
  *   422 for the key reused with another body; with idem.tombstones, 410 urn:idem:problem:key-expired for the
  *   key retried after its response's retention; 4xx application/problem+json for bad input
  * GET  /payments/{id}
+ * GET  /internal/payments/states  → {"card": "pending" | "paid", ...}: every payment row the service has
  * GET  /actuator/health  → 200 when ready
  * </pre>
  *
@@ -36,6 +37,10 @@ public final class PaymentsServiceContract {
     public static final String PAYMENTS_PATH = "/payments";
     public static final String KEY_HEADER = "Idempotency-Key";
     public static final String REPLAYED_HEADER = "Idempotent-Replayed";
+    /** Every payment row's status by card: what the service recorded, whatever its clients saw. */
+    public static final String STATES_PATH = "/internal/payments/states";
+    /** A payment row's status once the charge is recorded on it. */
+    public static final String PAID = "paid";
     /** The problem type of the 410 a tombstone answers: the key's request completed, its response is no longer kept. */
     public static final String KEY_EXPIRED_TYPE = "urn:idem:problem:key-expired";
 

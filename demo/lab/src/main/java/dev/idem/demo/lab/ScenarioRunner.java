@@ -25,6 +25,11 @@ final class ScenarioRunner {
     private static final List<String> CURRENCIES = List.of("EUR", "USD", "GBP", "RON", "CHF");
     /** Beyond a key's retention, before the late retries: the store's clock and the lab's need not tick together. */
     private static final java.time.Duration PAST_RETENTION = java.time.Duration.ofSeconds(1);
+    /**
+     * How long the lab leaves abandoned payments to the service before it looks: the service's 2 s
+     * lease, the completer's 1 s delay and half-second poll, a restart, and room for a loaded machine.
+     */
+    private static final java.time.Duration ABANDONED_WAIT = java.time.Duration.ofSeconds(12);
     /** How long the ledger consumer may take to apply the last events after the last payment. */
     private static final java.time.Duration CONSUMER_CATCH_UP = java.time.Duration.ofSeconds(120);
 
@@ -60,13 +65,13 @@ final class ScenarioRunner {
                 ? stack.startLedger(scenario.id(), scenario.consumer(), topic, settings.kills(), recordsPerConsumerLife()) : null;
         List<PaymentRecord> records = new ArrayList<>();
         Map<String, Long> proxyStats;
-        int kills;
+        Driven driven;
         LedgerFigures ledger = null;
         try {
             Stack.ProxyProcess proxy = stack.startProxy(scenario.fault(), seed, scenario.id());
             try {
                 List<List<Sender>> senders = senders(scenario, seed, proxy.port(), records, started);
-                kills = drive(scenario, senders, records);
+                driven = drive(scenario, senders, records);
                 proxyStats = proxy.stats();
             } finally {
                 proxy.stop();
@@ -82,8 +87,17 @@ final class ScenarioRunner {
         }
         List<LedgerCharge> charges = settledCharges(records);
         Figures figures = Tally.count(records, charges);
-        return new ScenarioResult(scenario, figures, Tally.asExpected(scenario.expectation(), figures, ledger), proxyStats, kills,
-                stack.serviceStarts() - startsBefore, (System.nanoTime() - started) / 1_000_000, List.copyOf(records), charges, ledger);
+        boolean asExpected = driven.abandonment() == null ? Tally.asExpected(scenario.expectation(), figures, ledger)
+                : Tally.asExpected(scenario.expectation(), figures, driven.abandonment());
+        return new ScenarioResult(scenario, figures, asExpected, proxyStats, driven.kills(), stack.serviceStarts() - startsBefore,
+                (System.nanoTime() - started) / 1_000_000, List.copyOf(records), charges, ledger, driven.abandonment());
+    }
+
+    /** What driving a scenario's traffic did: the SIGKILLs, and for a give-up row what became of the abandoned payments. */
+    private record Driven(int kills, Abandonment abandonment) {
+        Driven(int kills) {
+            this(kills, null);
+        }
     }
 
     /**
@@ -135,8 +149,8 @@ final class ScenarioRunner {
         return all;
     }
 
-    /** Sends every payment, disrupting the service as the fault says; returns the number of SIGKILLs. */
-    private int drive(Scenario scenario, List<List<Sender>> payments, List<PaymentRecord> records) throws InterruptedException {
+    /** Sends every payment, disrupting the service as the fault says. */
+    private Driven drive(Scenario scenario, List<List<Sender>> payments, List<PaymentRecord> records) throws InterruptedException {
         AtomicInteger settled = new AtomicInteger();
         Runnable tick = () -> progress.payments(settled.get(), payments.size(), records.stream().mapToInt(PaymentRecord::requestsSent).sum());
         switch (scenario.fault().disruption()) {
@@ -145,21 +159,23 @@ final class ScenarioRunner {
                 stack.restartService();
                 settled.set(0);
                 sendAll(payments, Sender.MAX_ATTEMPTS, settled, tick);
-                return 0;
+                return new Driven(0);
             }
             case KILL_DURING_TRAFFIC -> {
-                AtomicBoolean finished = new AtomicBoolean();
-                AtomicInteger kills = new AtomicInteger();
-                Thread killer = new Thread(() -> killWhileBusy(finished, kills), "lab-killer");
-                killer.setDaemon(true);
-                killer.start();
-                try {
-                    sendAll(payments, Sender.MAX_ATTEMPTS, settled, tick);
-                } finally {
-                    finished.set(true);
-                    killer.join();
-                }
-                return kills.get();
+                return new Driven(sendWhileKilling(payments, Sender.MAX_ATTEMPTS, settled, tick));
+            }
+            case KILL_THEN_GIVE_UP -> {
+                // One attempt each: a client whose request died with the service gives up and never comes back by itself.
+                int kills = sendWhileKilling(payments, 1, settled, tick);
+                List<List<Sender>> abandoned = payments.stream().filter(group -> !group.get(0).record().confirmed()).toList();
+                progress.event(abandoned.size() + " clients gave up; waiting " + ABANDONED_WAIT.toSeconds()
+                        + " s (the lease, then the completer's delay), then looking at what the service recorded");
+                long waitStarted = System.nanoTime();
+                Unrecorded looked = awaitRecorded(abandoned);
+                long waited = (System.nanoTime() - waitStarted) / 1_000_000;
+                settled.set(0);
+                eachPayment(abandoned, settled, tick, group -> group.get(0).retryLate());
+                return new Driven(kills, lateRetries(abandoned, looked, waited));
             }
             case RETRY_AFTER_EXPIRY -> {
                 sendAll(payments, Sender.MAX_ATTEMPTS, settled, tick);
@@ -168,13 +184,88 @@ final class ScenarioRunner {
                 ChildProcess.sleep(wait.toMillis());
                 settled.set(0);
                 eachPayment(payments, settled, tick, group -> group.get(0).retryLate());
-                return 0;
+                return new Driven(0);
             }
             default -> {
                 sendAll(payments, Sender.MAX_ATTEMPTS, settled, tick);
-                return 0;
+                return new Driven(0);
             }
         }
+    }
+
+    /** Sends every payment with {@code budget} attempts while {@link #killWhileBusy} SIGKILLs the service; returns the kills. */
+    private int sendWhileKilling(List<List<Sender>> payments, int budget, AtomicInteger settled, Runnable tick) throws InterruptedException {
+        AtomicBoolean finished = new AtomicBoolean();
+        AtomicInteger kills = new AtomicInteger();
+        Thread killer = new Thread(() -> killWhileBusy(finished, kills), "lab-killer");
+        killer.setDaemon(true);
+        killer.start();
+        try {
+            sendAll(payments, budget, settled, tick);
+        } finally {
+            finished.set(true);
+            killer.join();
+        }
+        return kills.get();
+    }
+
+    /** The abandoned payments the gateway charged, and how many of them the service had not recorded as paid, when the lab looked. */
+    private record Unrecorded(int charged, int unrecorded) {
+    }
+
+    /**
+     * Waits up to {@link #ABANDONED_WAIT} for the service to record every abandoned payment the gateway
+     * charged, looking every half second, and returns what it saw last. A service that finishes them
+     * (a completer) ends the wait early, once two looks in a row find them all recorded; one that does
+     * not is looked at once the wait is over.
+     */
+    private Unrecorded awaitRecorded(List<List<Sender>> abandoned) {
+        long deadline = System.nanoTime() + ABANDONED_WAIT.toNanos();
+        boolean recordedBefore = false;
+        while (true) {
+            Unrecorded now = unrecorded(abandoned);
+            boolean recorded = now.unrecorded() == 0 && now.charged() > 0;
+            // Twice in a row: the service stores its answer just after it records the payment, and a
+            // late retry in between would find the key still in progress.
+            if (recorded && recordedBefore || System.nanoTime() > deadline) {
+                return now;
+            }
+            recordedBefore = recorded;
+            ChildProcess.sleep(500);
+        }
+    }
+
+    private Unrecorded unrecorded(List<List<Sender>> abandoned) {
+        Set<String> chargedCards = new HashSet<>();
+        stack.ledger().forEach(charge -> chargedCards.add(charge.card()));
+        Map<String, String> states = stack.paymentStates();
+        int charged = 0;
+        int unrecorded = 0;
+        for (List<Sender> group : abandoned) {
+            String card = group.get(0).record().payment().card();
+            if (chargedCards.contains(card)) {
+                charged++;
+                unrecorded += PaymentsServiceContract.PAID.equals(states.get(card)) ? 0 : 1;
+            }
+        }
+        return new Unrecorded(charged, unrecorded);
+    }
+
+    /** How the late retry (the last attempt) of each abandoned payment was answered. */
+    private static Abandonment lateRetries(List<List<Sender>> abandoned, Unrecorded looked, long waitedMillis) {
+        int replayed = 0;
+        int ran = 0;
+        for (List<Sender> group : abandoned) {
+            List<Attempt> attempts = group.get(0).record().attempts();
+            Attempt late = attempts.get(attempts.size() - 1);
+            if (late.succeeded() && late.replayed()) {
+                replayed++;
+            } else if (late.succeeded()) {
+                ran++;
+            }
+        }
+        return new Abandonment(abandoned.size(), looked.charged(), looked.unrecorded(), waitedMillis, replayed, ran,
+                abandoned.size() - replayed - ran);
     }
 
     /**

@@ -7,7 +7,8 @@ import java.util.Map;
 
 /**
  * The lab's scenarios, in the order of the table: the naive clients, the broken servers, then idem;
- * then a retry after the key's response expired, without and with tombstones; last the messaging
+ * then a retry after the key's response expired, without and with tombstones; then clients that give
+ * up after the charge, without and with the service's completer; last the messaging
  * rows, where the service's payment events reach a ledger consumer through Kafka.
  */
 public final class Scenarios {
@@ -25,6 +26,10 @@ public final class Scenarios {
                     Expectation.DUPLICATES_CHARGES),
             new Scenario("expired-tombstones", ClientStrategy.IDEMPOTENT, ServerVariant.TOMBSTONES, Fault.RETRY_AFTER_EXPIRY,
                     Expectation.ANSWERS_EXPIRED),
+            new Scenario("gave-up-no-completer", ClientStrategy.IDEMPOTENT, ServerVariant.NO_COMPLETER, Fault.GIVE_UP_AFTER_CHARGE,
+                    Expectation.LEAVES_UNRECORDED),
+            new Scenario("gave-up-completer", ClientStrategy.IDEMPOTENT, ServerVariant.COMPLETER, Fault.GIVE_UP_AFTER_CHARGE,
+                    Expectation.COMPLETES_ABANDONED),
             new Scenario("ledger-no-inbox", ClientStrategy.IDEMPOTENT, ServerVariant.CORRECT, Fault.CONSUMER_KILLED_AFTER_COMMIT,
                     Expectation.DUPLICATES_LEDGER_ENTRIES, ConsumerMode.NO_INBOX),
             new Scenario("ledger-inbox", ClientStrategy.IDEMPOTENT, ServerVariant.CORRECT, Fault.CONSUMER_KILLED_AFTER_COMMIT,

@@ -72,6 +72,11 @@ final class Sender {
         return done;
     }
 
+    /** The payment this sender sends, with every attempt its senders made. */
+    PaymentRecord record() {
+        return record;
+    }
+
     /**
      * One more attempt after the sender finished, with the same key and body, as a client retrying much
      * later would (a confirmation it never saw, a batch job run again); whatever the answer, it stays finished.

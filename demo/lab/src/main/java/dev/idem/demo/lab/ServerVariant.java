@@ -14,7 +14,20 @@ public enum ServerVariant {
      * The correct service with tombstones ({@code idem.tombstones=1h}): a key whose response's retention
      * has passed is still remembered for an hour, and a retry with it is answered 410 {@code key-expired}.
      */
-    TOMBSTONES("correct", "tombstones (1 h)", "--idem.tombstones=1h");
+    TOMBSTONES("correct", "tombstones (1 h)", "--idem.tombstones=1h"),
+    /**
+     * The correct service with its completer switched off ({@code idem.completer.enabled=false}, as the
+     * service has it by default, said here so that the row does not depend on that default): an
+     * operation whose owner died is finished only by its client's retry.
+     */
+    NO_COMPLETER("correct", "no completer", "--idem.completer.enabled=false"),
+    /**
+     * The correct service with its completer on and quick ({@code idem.completer.delay=1s}, polled every
+     * half second): an operation whose owner died and whose client did not come back is finished by the
+     * service itself, from the request it stored with the claim.
+     */
+    COMPLETER("correct", "completer (1 s)", "--idem.completer.enabled=true", "--idem.completer.delay=1s",
+            "--idem.completer.poll-interval=500ms");
 
     private final String flag;
     private final String label;

@@ -230,6 +230,18 @@ final class Stack implements AutoCloseable {
         return replays;
     }
 
+    /** What the service recorded: every payment row's status by card ({@link PaymentsServiceContract#STATES_PATH}). */
+    Map<String, String> paymentStates() {
+        LabHttp.Result result = LabHttp.get(servicePort, PaymentsServiceContract.STATES_PATH, Duration.ofSeconds(30));
+        if (result.response() == null || result.response().status() != 200) {
+            throw new IllegalStateException("GET " + PaymentsServiceContract.STATES_PATH + " on the payments service failed: "
+                    + (result.response() == null ? result.failure() : "status " + result.response().status()));
+        }
+        Map<String, String> states = new HashMap<>();
+        JSON.readTree(result.response().body()).properties().forEach(e -> states.put(e.getKey(), e.getValue().asString()));
+        return states;
+    }
+
     /** Charges the gateway committed and has not answered yet (GET /ledger's "answersPending"). */
     int gatewayAnswersPending() {
         LabHttp.Result result = LabHttp.get(gatewayPort, "/ledger", Duration.ofSeconds(30));

@@ -97,6 +97,7 @@ final class TableRenderer {
         if (!payments.isEmpty()) {
             httpTables(out, payments.stream().map(TableRenderer::cells).toList());
             payments.stream().filter(r -> r.scenario().fault() == Fault.RETRY_AFTER_EXPIRY).forEach(r -> legend(out, lateRetryLegend(r)));
+            payments.stream().filter(r -> r.abandonment() != null).forEach(r -> legend(out, abandonedLegend(r)));
         }
         ledgerTables(out, report);
         patternTable(out, report);
@@ -137,6 +138,16 @@ final class TableRenderer {
         return result.scenario().id() + ": every payment retried once with its key after the " + retention + " s retention: "
                 + expired + " answered 410 key-expired, " + ranAgain + " ran again as new requests (201)"
                 + (replayed == 0 ? "" : ", " + replayed + " replayed") + (others == 0 ? "" : ", " + others + " otherwise") + ".";
+    }
+
+    /** What became of a give-up row's abandoned payments, before and after their late retries. */
+    static String abandonedLegend(ScenarioResult result) {
+        Abandonment a = result.abandonment();
+        return result.scenario().id() + ": " + a.gaveUp() + " clients gave up after one attempt, " + a.charged()
+                + " of them charged; after " + Math.round(a.waitedMillis() / 1000.0) + " s without a retry, " + a.unrecorded()
+                + " charged and never recorded as paid by the service; then one late retry each: " + a.lateReplayed()
+                + " replayed the stored answer, " + a.lateRan() + " ran the payment (or its rest)"
+                + (a.lateOther() == 0 ? "" : ", " + a.lateOther() + " otherwise") + ".";
     }
 
     private static void ledgerTables(StringBuilder out, LabReport report) {

@@ -97,6 +97,24 @@ public final class Tally {
             case DUPLICATES_LEDGER_ENTRIES, EXACTLY_ONCE -> exactlyOnce(f);
             // One late retry per payment: each must have been told its key expired, and none may have run.
             case ANSWERS_EXPIRED -> exactlyOnce(f) && f.expired() == f.payments();
+            case LEAVES_UNRECORDED, COMPLETES_ABANDONED -> false; // decided with the abandoned payments' figures
+        };
+    }
+
+    /**
+     * Whether a give-up row shows what it exists to show. Both need a charged payment whose client gave
+     * up (a row where no kill fell after a charge shows nothing) and no payment charged twice. Without a
+     * completer some of them stay unrecorded while their clients stay away; with one, none does, every
+     * late retry of a charged payment is a replay, and after the late retries the figures are exactly once.
+     */
+    public static boolean asExpected(Expectation expectation, Figures f, Abandonment a) {
+        if (a == null || a.charged() == 0 || f.duplicated() > 0) {
+            return false;
+        }
+        return switch (expectation) {
+            case LEAVES_UNRECORDED -> a.unrecorded() > 0;
+            case COMPLETES_ABANDONED -> a.unrecorded() == 0 && a.lateReplayed() >= a.charged() && exactlyOnce(f);
+            default -> asExpected(expectation, f);
         };
     }
 
@@ -113,7 +131,7 @@ public final class Tally {
         return switch (expectation) {
             case DUPLICATES_LEDGER_ENTRIES -> complete && ledger.duplicatedEntries() > 0;
             case EXACTLY_ONCE -> complete && ledger.duplicatedEntries() == 0 && ledger.entries() == ledger.paid();
-            case LOSES_PAYMENTS, DUPLICATES_CHARGES, ANSWERS_EXPIRED -> asExpected(expectation, f);
+            case LOSES_PAYMENTS, DUPLICATES_CHARGES, ANSWERS_EXPIRED, LEAVES_UNRECORDED, COMPLETES_ABANDONED -> asExpected(expectation, f);
         };
     }
 

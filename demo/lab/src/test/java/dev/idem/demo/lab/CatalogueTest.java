@@ -33,7 +33,7 @@ class CatalogueTest {
         assertThat(inbox.scenarios()).extracting(Scenario::id).containsExactly("idem-lossy", "ledger-no-inbox", "ledger-inbox");
         assertThat(inbox.patterns()).extracting(PatternRow::id).containsExactly("window-rerun");
 
-        assertThat(Catalogue.select(List.of("keys")).scenarios()).hasSize(11).noneMatch(Scenario::messaging);
+        assertThat(Catalogue.select(List.of("keys")).scenarios()).hasSize(13).noneMatch(Scenario::messaging);
         // Every row but the opt-in one, which runs only when named.
         assertThat(Catalogue.select(List.of()).patterns()).hasSize(Patterns.all().size() - 1).doesNotContain(FailoverRow.ROW)
                 .isEqualTo(Patterns.byDefault());

@@ -12,7 +12,7 @@ class ScenariosTest {
     void theCatalogueHasTheRowsTheLabMustShow() {
         assertThat(Scenarios.all()).extracting(Scenario::id).containsExactly("at-most-once", "retry-no-key", "new-key-per-retry",
                 "key-after-effect", "memory-store", "idem-lossy", "idem-sigkill", "idem-gateway-fail", "idem-double-click",
-                "expired-no-tombstones", "expired-tombstones", "ledger-no-inbox", "ledger-inbox");
+                "expired-no-tombstones", "expired-tombstones", "gave-up-no-completer", "gave-up-completer", "ledger-no-inbox", "ledger-inbox");
         assertThat(Scenarios.all()).filteredOn(s -> s.strategy() == ClientStrategy.IDEMPOTENT && s.variant() == ServerVariant.CORRECT
                         && !s.messaging())
                 .extracting(Scenario::fault)
@@ -54,6 +54,22 @@ class ScenariosTest {
                 .endsWith("--variant=correct", "--idem.tombstones=1h");
         assertThat(ServerVariant.TOMBSTONES.id()).isEqualTo("tombstones");
         assertThat(ServerVariant.KEY_AFTER_EFFECT.id()).isEqualTo(ServerVariant.KEY_AFTER_EFFECT.flag());
+    }
+
+    @Test
+    void theGiveUpRowsDifferOnlyInTheCompleterAndKillTheServiceAfterTheCharge() {
+        List<Scenario> gaveUp = Scenarios.all().stream().filter(s -> s.fault() == Fault.GIVE_UP_AFTER_CHARGE).toList();
+
+        assertThat(gaveUp).extracting(Scenario::variant).containsExactly(ServerVariant.NO_COMPLETER, ServerVariant.COMPLETER);
+        assertThat(gaveUp).extracting(Scenario::expectation).containsExactly(Expectation.LEAVES_UNRECORDED, Expectation.COMPLETES_ABANDONED);
+        assertThat(gaveUp).extracting(Scenario::strategy).containsOnly(ClientStrategy.IDEMPOTENT);
+        assertThat(Fault.GIVE_UP_AFTER_CHARGE.gatewayFaults()).as("the gateway answers late, so kills fall after its charge")
+                .isEqualTo(Fault.SIGKILL_MID_REQUEST.gatewayFaults());
+        assertThat(PaymentsServiceContract.arguments(1, "g", Path.of("/d"), null, ServerVariant.NO_COMPLETER))
+                .endsWith("--variant=correct", "--idem.completer.enabled=false");
+        assertThat(PaymentsServiceContract.arguments(1, "g", Path.of("/d"), null, ServerVariant.COMPLETER))
+                .endsWith("--variant=correct", "--idem.completer.enabled=true", "--idem.completer.delay=1s",
+                        "--idem.completer.poll-interval=500ms");
     }
 
     @Test

@@ -165,6 +165,27 @@ class TallyTest {
     }
 
     @Test
+    void theGiveUpRowsAreDecidedByWhatTheServiceRecordedWhileTheClientsStayedAway() {
+        List<PaymentRecord> lateReplays = List.of(payment("a", noAnswer("k1"), replay("k1", "{\"id\":1}")),
+                payment("b", noAnswer("k2"), replay("k2", "{\"id\":2}")));
+        Figures f = Tally.count(lateReplays, List.of(charge("a"), charge("b")));
+
+        assertThat(Tally.asExpected(Expectation.COMPLETES_ABANDONED, f, new Abandonment(2, 2, 0, 3_000, 2, 0, 0))).isTrue();
+        assertThat(Tally.asExpected(Expectation.COMPLETES_ABANDONED, f, new Abandonment(2, 2, 1, 12_000, 2, 0, 0)))
+                .as("one charged payment never recorded").isFalse();
+        assertThat(Tally.asExpected(Expectation.COMPLETES_ABANDONED, f, new Abandonment(2, 2, 0, 3_000, 1, 1, 0)))
+                .as("a late retry that ran instead of replaying").isFalse();
+        assertThat(Tally.asExpected(Expectation.COMPLETES_ABANDONED, f, new Abandonment(2, 0, 0, 12_000, 0, 2, 0)))
+                .as("no kill fell after a charge: the row shows nothing").isFalse();
+        assertThat(Tally.asExpected(Expectation.LEAVES_UNRECORDED, f, new Abandonment(2, 2, 2, 12_000, 0, 2, 0))).isTrue();
+        assertThat(Tally.asExpected(Expectation.LEAVES_UNRECORDED, f, new Abandonment(2, 2, 0, 3_000, 2, 0, 0))).isFalse();
+        Figures twice = Tally.count(lateReplays, List.of(charge("a"), charge("b"), charge("b")));
+        assertThat(Tally.asExpected(Expectation.LEAVES_UNRECORDED, twice, new Abandonment(2, 2, 2, 12_000, 0, 2, 0)))
+                .as("a payment charged twice fails every row").isFalse();
+        assertThat(Tally.asExpected(Expectation.COMPLETES_ABANDONED, f)).as("without the abandoned payments' figures").isFalse();
+    }
+
+    @Test
     void exactlyOnceNeedsEveryPaymentChargedOnceAndConfirmed() {
         List<PaymentRecord> records = List.of(
                 payment("a", noAnswer("k1"), replay("k1", "{\"id\":1}")),

@@ -12,7 +12,8 @@ import org.springframework.web.server.ResponseStatusException;
 /**
  * The instance's own figures and faults, for the lab's fleet: {@code GET /internal/counters} (the
  * engine's events in this process, {@link ServiceCounters}) and
- * {@code POST /internal/faults/pool-pressure?millis=N} ({@link PoolPressure}). Loopback only, as the
+ * {@code POST /internal/faults/pool-pressure?millis=N} ({@link PoolPressure}), and for the lab's
+ * give-up rows {@code GET /internal/payments/states}. Loopback only, as the
  * whole service.
  */
 @RestController
@@ -21,15 +22,23 @@ public class InternalController {
 
     private final ServiceCounters counters;
     private final PoolPressure poolPressure;
+    private final PaymentRepository payments;
 
-    public InternalController(ServiceCounters counters, PoolPressure poolPressure) {
+    public InternalController(ServiceCounters counters, PoolPressure poolPressure, PaymentRepository payments) {
         this.counters = counters;
         this.poolPressure = poolPressure;
+        this.payments = payments;
     }
 
     @GetMapping(path = "/internal/counters", produces = "application/json")
     public Map<String, Long> counters() {
         return counters.snapshot();
+    }
+
+    /** What this service recorded, whatever its clients saw: every payment's status by card (the lab's give-up rows). */
+    @GetMapping(path = "/internal/payments/states", produces = "application/json")
+    public Map<String, String> paymentStates() {
+        return payments.statesByCard();
     }
 
     @PostMapping(path = "/internal/faults/pool-pressure", produces = "application/json")

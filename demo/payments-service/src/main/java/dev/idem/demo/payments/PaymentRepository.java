@@ -5,6 +5,8 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import javax.sql.DataSource;
@@ -142,6 +144,21 @@ public final class PaymentRepository {
             }
         } catch (SQLException e) {
             throw DatabaseFailures.of("read the payment", e);
+        }
+    }
+
+    /** Every payment's status by its card (the lab's join key: one card per logical payment); a card with a paid row shows paid. */
+    public Map<String, String> statesByCard() {
+        Map<String, String> states = new LinkedHashMap<>();
+        try (Connection c = dataSource.getConnection();
+             PreparedStatement select = c.prepareStatement("SELECT card, status FROM " + TABLE);
+             ResultSet rs = select.executeQuery()) {
+            while (rs.next()) {
+                states.merge(rs.getString(1), rs.getString(2), (one, other) -> Payment.PAID.equals(one) ? one : other);
+            }
+            return states;
+        } catch (SQLException e) {
+            throw DatabaseFailures.of("read the payments", e);
         }
     }
 }

@@ -17,7 +17,9 @@ import tools.jackson.databind.json.JsonMapper;
  * {@code POST /payments} as idem means it (variants {@code correct} and {@code memory-store}): the
  * starter's filter claims the {@code Idempotency-Key} before this handler runs, the charge runs as
  * phases of that claim, and the 201 is stored before it is sent. The key is optional: a request
- * without one runs every time.
+ * without one runs every time. The route is completable: the request is stored with the claim, so
+ * that if this instance dies mid-payment and the client never comes back, the starter's completer
+ * (any instance's) runs this handler again from the stored request and resumes after its last phase.
  */
 @RestController
 @ConditionalOnExpression("'${variant:correct}' != 'key-after-effect'")
@@ -34,7 +36,7 @@ public class PaymentsController {
 
     // sample: lab-payments-handler (docs/lab.md prints this handler; a test there compares the two)
     @PostMapping("/payments")
-    @Idempotent(required = false)                       // no key: runs every time (what the retry-no-key row measures)
+    @Idempotent(required = false, completable = true)   // no key: runs every time; completable: finished without the client
     public ResponseEntity<byte[]> pay(HttpServletRequest request) throws Exception {
         PaymentRequest payment = PaymentRequest.parse(bodies.readJson(request), json);          // bad input: a 4xx problem
         Optional<Execution> execution = IdempotencyFilter.execution(request);

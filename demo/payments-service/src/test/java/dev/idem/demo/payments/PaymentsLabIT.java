@@ -3,6 +3,7 @@ package dev.idem.demo.payments;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idem.demo.gateway.CardGatewayMain;
+import dev.idem.demo.lab.Abandonment;
 import dev.idem.demo.lab.Components;
 import dev.idem.demo.lab.Expectation;
 import dev.idem.demo.lab.Fault;
@@ -50,9 +51,13 @@ import org.junit.jupiter.api.io.TempDir;
 class PaymentsLabIT {
     private static final int PAYMENTS = 24;
     private static final int LATE_RETRY_PAYMENTS = 12;
-    /** Every row but the late-retry ones, which {@link #aRetryAfterTheResponseExpiredChargesAgainWithoutTombstonesAndIsRefusedWithThem} runs. */
+    private static final int GIVE_UP_PAYMENTS = 12;
+    /**
+     * Every row but the late-retry ones ({@link #aRetryAfterTheResponseExpiredChargesAgainWithoutTombstonesAndIsRefusedWithThem})
+     * and the give-up ones ({@link #clientsThatGiveUpAfterTheChargeLeaveItUnrecordedWithoutTheCompleterAndNotWithIt}), which run alone.
+     */
     private static final List<Scenario> EVERY_OTHER_ROW = Scenarios.all().stream()
-            .filter(s -> s.fault() != Fault.RETRY_AFTER_EXPIRY).toList();
+            .filter(s -> s.fault() != Fault.RETRY_AFTER_EXPIRY && s.fault() != Fault.GIVE_UP_AFTER_CHARGE).toList();
 
     @TempDir
     Path out;
@@ -89,6 +94,34 @@ class PaymentsLabIT {
         assertThat(with.requestsSent()).as("each payment: its first request and its late retry").isEqualTo(2 * LATE_RETRY_PAYMENTS);
         assertThat(report.allAsExpected()).as("both rows show what they exist to show").isTrue();
         assertThat(Files.readString(out.resolve(Lab.JSON_FILE))).contains("\"expired-tombstones\"", "\"answeredKeyExpired\"");
+    }
+
+    @Test
+    @Timeout(180)
+    void clientsThatGiveUpAfterTheChargeLeaveItUnrecordedWithoutTheCompleterAndNotWithIt() throws Exception {
+        LabReport report = runLab(null, GIVE_UP_PAYMENTS, Scenarios.select(List.of("gave-up-no-completer", "gave-up-completer")));
+        Map<String, ScenarioResult> byId = report.results().stream().collect(Collectors.toMap(r -> r.scenario().id(), Function.identity()));
+
+        Abandonment without = byId.get("gave-up-no-completer").abandonment();
+        assertThat(without.charged()).as("without the completer: a kill fell after a charge").isPositive();
+        assertThat(without.unrecorded()).as("without the completer: charged payments stay unrecorded while nobody retries")
+                .isPositive();
+        assertThat(without.lateRan()).as("without the completer: the late retries finish the payments themselves").isPositive();
+
+        ScenarioResult withRow = byId.get("gave-up-completer");
+        Abandonment with = withRow.abandonment();
+        assertThat(with.charged()).as("with the completer: a kill fell after a charge").isPositive();
+        assertThat(with.unrecorded()).as("with the completer: every charged payment recorded without its client").isZero();
+        assertThat(with.lateReplayed()).as("with the completer: each charged payment's late retry replays the stored answer")
+                .isGreaterThanOrEqualTo(with.charged());
+        assertThat(with.lateOther()).isZero();
+        Figures f = withRow.figures();
+        assertThat(f.duplicated()).as("charged twice").isZero();
+        assertThat(f.charges()).as("one charge per payment").isEqualTo(GIVE_UP_PAYMENTS);
+        assertThat(f.differingKeys()).as("keys whose replies differ").isZero();
+        assertThat(byId.get("gave-up-no-completer").figures().duplicated()).as("charged twice without the completer").isZero();
+        assertThat(report.allAsExpected()).as("both rows show what they exist to show").isTrue();
+        assertThat(Files.readString(out.resolve(Lab.JSON_FILE))).contains("\"gave-up-completer\"", "\"chargedNeverRecorded\"");
     }
 
     @Test
