@@ -243,8 +243,12 @@ public abstract class IdemEngineContract extends StoreFixture {
     void aStalledRenewalDoesNotStarveTheNextOnes() throws Exception {
         IdempotencyKey key = IdempotencyKey.of("stalled-renewal");
         StallingRenewals stalling = new StallingRenewals(store, Duration.ofSeconds(3));
-        Idem owner = Idem.builder().store(stalling).lease(SHORT_LEASE).build();
-        Idem intruder = Idem.builder().store(store).lease(SHORT_LEASE).build();
+        // Longer than SHORT_LEASE: each renewal after the stalled one must come back within the lease
+        // less a tick (a third of it); 400 ms left 267 ms, which a loaded two-core machine exceeded
+        // (the intruder took the key over). The stall still outlasts the lease by far.
+        Duration lease = Duration.ofMillis(1_200);
+        Idem owner = Idem.builder().store(stalling).lease(lease).build();
+        Idem intruder = Idem.builder().store(store).lease(lease).build();
         AtomicInteger runs = new AtomicInteger();
         CountDownLatch running = new CountDownLatch(1);
         ExecutorService pool = Executors.newSingleThreadExecutor();
