@@ -5,7 +5,7 @@ package dev.idem.demo.lab;
  * {@link Fault#GIVE_UP_AFTER_CHARGE}): counted once the lab had waited, before any late retry, from the
  * gateway's ledger and the service's own payment rows; then how the one late retry of each was answered.
  *
- * @param gaveUp       payments whose only attempt got no 2xx
+ * @param gaveUp       payments whose one request that reached the service got no 2xx
  * @param charged      of those, the ones the gateway charged
  * @param unrecorded   of the charged ones, those the service had not recorded as paid when the lab looked
  *                     (money taken, the service's books silent)

@@ -32,8 +32,9 @@ public enum Fault {
             Duration.ofSeconds(2)),
     /**
      * The service is SIGKILLed while requests are past the charge (as {@link #SIGKILL_MID_REQUEST}), and
-     * every client gives up after its first attempt: nobody retries. The lab then waits a while, looks
-     * at what the service recorded, and only then retries each unanswered payment once, late.
+     * every client gives up after its first request that reached the service (one refused while the
+     * service restarts connects again): nobody retries. The lab then waits a while, looks at what the
+     * service recorded, and only then retries each unanswered payment once, late.
      */
     GIVE_UP_AFTER_CHARGE("SIGKILL after the charge; clients give up", 0, 0, "latency-after=250", 1, 1, Disruption.KILL_THEN_GIVE_UP);
 

@@ -38,6 +38,8 @@ final class ScenarioRunner {
     private final Progress progress;
     private final String runTag;
     private final InFlight inFlight = new InFlight();
+    /** The service is down between a SIGKILL and its restart (the give-up rows' clients wait for it to be up before they start). */
+    private volatile boolean restarting;
 
     ScenarioRunner(Stack stack, LabSettings settings, Progress progress, String runTag) {
         this.stack = stack;
@@ -162,11 +164,16 @@ final class ScenarioRunner {
                 return new Driven(0);
             }
             case KILL_DURING_TRAFFIC -> {
-                return new Driven(sendWhileKilling(payments, Sender.MAX_ATTEMPTS, settled, tick));
+                return new Driven(sendWhileKilling(() -> sendAll(payments, Sender.MAX_ATTEMPTS, settled, tick)));
             }
             case KILL_THEN_GIVE_UP -> {
-                // One attempt each: a client whose request died with the service gives up and never comes back by itself.
-                int kills = sendWhileKilling(payments, 1, settled, tick);
+                // One attempt each: a client whose request died with the service gives up and never comes back
+                // by itself. A client starts only while the service is up, so those that give up are the ones
+                // whose request was in it when it was killed, not every one that came while it restarted.
+                int kills = sendWhileKilling(() -> eachPayment(payments, settled, tick, group -> {
+                    awaitServiceUp();
+                    group.get(0).run(1);
+                }));
                 List<List<Sender>> abandoned = payments.stream().filter(group -> !group.get(0).record().confirmed()).toList();
                 progress.event(abandoned.size() + " clients gave up; waiting " + ABANDONED_WAIT.toSeconds()
                         + " s (the lease, then the completer's delay), then looking at what the service recorded");
@@ -193,15 +200,27 @@ final class ScenarioRunner {
         }
     }
 
-    /** Sends every payment with {@code budget} attempts while {@link #killWhileBusy} SIGKILLs the service; returns the kills. */
-    private int sendWhileKilling(List<List<Sender>> payments, int budget, AtomicInteger settled, Runnable tick) throws InterruptedException {
+    /** Waits while {@link #killWhileBusy} has the service down (killed, not yet restarted). */
+    private void awaitServiceUp() {
+        while (restarting) {
+            ChildProcess.sleep(20);
+        }
+    }
+
+    /** The payments' traffic of a scenario, sent while the service is being killed. */
+    private interface Traffic {
+        void send() throws InterruptedException;
+    }
+
+    /** Sends {@code traffic} while {@link #killWhileBusy} SIGKILLs the service; returns the kills. */
+    private int sendWhileKilling(Traffic traffic) throws InterruptedException {
         AtomicBoolean finished = new AtomicBoolean();
         AtomicInteger kills = new AtomicInteger();
         Thread killer = new Thread(() -> killWhileBusy(finished, kills), "lab-killer");
         killer.setDaemon(true);
         killer.start();
         try {
-            sendAll(payments, budget, settled, tick);
+            traffic.send();
         } finally {
             finished.set(true);
             killer.join();
@@ -277,11 +296,14 @@ final class ScenarioRunner {
     private void killWhileBusy(AtomicBoolean finished, AtomicInteger kills) {
         while (kills.get() < settings.kills() && !finished.get()) {
             if (inFlight.oldestMillis() >= KILL_WHEN_IN_FLIGHT_MILLIS && stack.gatewayAnswersPending() > 0) {
+                restarting = true;
                 try {
                     stack.killAndRestartService();
                 } catch (RuntimeException e) {
                     progress.event("restart after SIGKILL failed: " + e.getMessage());
                     return;
+                } finally {
+                    restarting = false;
                 }
                 kills.incrementAndGet();
             } else {

@@ -143,7 +143,7 @@ final class TableRenderer {
     /** What became of a give-up row's abandoned payments, before and after their late retries. */
     static String abandonedLegend(ScenarioResult result) {
         Abandonment a = result.abandonment();
-        return result.scenario().id() + ": " + a.gaveUp() + " clients gave up after one attempt, " + a.charged()
+        return result.scenario().id() + ": " + a.gaveUp() + " clients gave up after one request, " + a.charged()
                 + " of them charged; after " + Math.round(a.waitedMillis() / 1000.0) + " s without a retry, " + a.unrecorded()
                 + " charged and never recorded as paid by the service; then one late retry each: " + a.lateReplayed()
                 + " replayed the stored answer, " + a.lateRan() + " ran the payment (or its rest)"
