@@ -356,7 +356,9 @@ class HarnessSmokeTest {
             assertThat(rows.get(18).measured().ops()).isEqualTo(1000);
             assertThat(rows.get(6).note()).contains("the purge: 1,000 rows");
             assertThat(rows.get(4).note()).contains("autovacuum");
-            assertThat(rows.get(13).note()).as("the drop's locks, sampled from pg_locks").contains("idem_scale_p");
+            // Which table locks the drop's line names is not asserted: they are sampled every 5 ms, and the drop of
+            // a partition this small can be over between two samples (a fresh-clone run saw only the claims' own).
+            assertThat(rows.get(13).note()).as("the drop under load").contains("the purge: ").doesNotContain("the purge: 0 rows");
             assertThat(rows).allSatisfy(row -> assertThat(row.measured().errors()).isZero());
         }
     }
