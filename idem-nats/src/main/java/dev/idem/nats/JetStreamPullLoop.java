@@ -10,6 +10,7 @@ import io.nats.client.Message;
 import io.nats.client.PullSubscribeOptions;
 import io.nats.client.api.AckPolicy;
 import io.nats.client.api.ConsumerConfiguration;
+import io.nats.client.api.ServerInfo;
 import io.nats.client.impl.Headers;
 import io.nats.client.impl.NatsMessage;
 import java.io.IOException;
@@ -82,9 +83,30 @@ final class JetStreamPullLoop extends ConsumerLoop<Message> {
             }
             jsm.addOrUpdateConsumer(stream, config.build());
             subscription = connection.jetStream().subscribe(filterSubject, PullSubscribeOptions.bind(stream, durable));
+            warnIfCountsCanGoBack();
         } catch (IOException | JetStreamApiException | RuntimeException e) {
             throw new IOException("consumer " + consumerName() + " could not bind durable '" + durable + "' on stream '" + stream + "': "
                     + e.getMessage(), e);
+        }
+    }
+
+    /** The first nats-server release that never sends a redelivery again as a first delivery. */
+    static final String SERVER_COUNTING_REDELIVERIES = "2.10.14";
+
+    /**
+     * nats-server before 2.10.14 can send a redelivery that found only expired pull requests again as
+     * a first delivery (delivered count 1, nats-server #5305). The inbox trusts that count, so it then
+     * allows more attempts than {@code maxAttempts} — harmless while {@code MaxDeliver} is unlimited,
+     * but with a limit, repeated hits could let JetStream drop a poison message before the inbox
+     * quarantines it. Said once, at start, naming both versions.
+     */
+    private void warnIfCountsCanGoBack() {
+        ServerInfo server = connection.getServerInfo();
+        if (maxDeliver != -1 && server != null && server.isOlderThanVersion(SERVER_COUNTING_REDELIVERIES)) {
+            LOG.log(System.Logger.Level.WARNING, "consumer " + consumerName() + ": maxDeliver " + maxDeliver + " on nats-server "
+                    + server.getVersion() + ", which can count a redelivery as a first delivery (fixed in " + SERVER_COUNTING_REDELIVERIES
+                    + "): a poison message could be dropped by MaxDeliver before the inbox quarantines it; upgrade the server or leave"
+                    + " maxDeliver unlimited (-1)");
         }
     }
 
