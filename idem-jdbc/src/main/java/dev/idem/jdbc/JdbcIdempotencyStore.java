@@ -91,6 +91,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     private final PartitionedClaims partitionedClaims;
     /** What an operator may ask of the store (see {@link StoreAdministration}). */
     private final JdbcStoreAdministration administration;
+    /** Where the row-by-row purge's next batch starts along the expiry index. */
+    private final PurgeFloor purgeFloor = new PurgeFloor();
 
     private JdbcIdempotencyStore(DataSource dataSource, Dialect dialect, String tableName, int cacheEntries, DataSource renewalDataSource,
             SqlStatements.Source sqlSource, Isolation isolation, boolean coalesce, Builder.Partitioning partitioning) {
@@ -323,14 +325,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     public int purge(int limit) {
         Arguments.atLeast("purge limit", limit, 1);
         if (partitions != null) {
-            return inConnection("purge", null, c -> partitions.purge(c, limit));
+            return inConnection("purge", null, c -> partitions.purge(c, limit, purgeFloor));
         }
-        return inConnection("purge", null, c -> {
-            try (PreparedStatement ps = c.prepareStatement(sql.get("purge"))) {
-                ps.setInt(1, limit);
-                return ps.executeUpdate();
-            }
-        });
+        return inConnection("purge", null, c -> purgeFloor.deleteBatch(c, sql.get("purge"), limit));
     }
 
     @Override

@@ -354,14 +354,17 @@ public final class RetentionPartitions {
         });
     }
 
-    /** The store's purge: partition maintenance, then rows if configured or while the table is not partitioned yet. */
-    int purge(Connection c, int limit) throws SQLException {
+    /**
+     * The store's purge: partition maintenance, then rows if configured or while the table is not
+     * partitioned yet, in batches along the expiry index from {@code floor}.
+     */
+    int purge(Connection c, int limit, PurgeFloor floor) throws SQLException {
         String kind = kind(c);
         if (kind == null) {
             return 0;
         }
         if (!"p".equals(kind)) {
-            return deleteRows(c, "purge_unpartitioned", limit);
+            return floor.deleteBatch(c, sql.get("purge_unpartitioned"), limit);
         }
         long dropped = autoCommitted(c, () -> {
             if (!tryLock(c)) {
@@ -373,15 +376,8 @@ public final class RetentionPartitions {
                 unlock(c);
             }
         });
-        long deleted = deleteRows ? deleteRows(c, "purge", limit) : 0;
+        long deleted = deleteRows ? floor.deleteBatch(c, sql.get("purge"), limit) : 0;
         return (int) Math.min(Integer.MAX_VALUE, dropped + deleted);
-    }
-
-    private int deleteRows(Connection c, String statement, int limit) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(sql.get(statement))) {
-            ps.setInt(1, limit);
-            return ps.executeUpdate();
-        }
     }
 
     // ---- the work -----------------------------------------------------------------------------

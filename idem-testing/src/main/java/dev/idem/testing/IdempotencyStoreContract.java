@@ -383,6 +383,30 @@ public abstract class IdempotencyStoreContract extends StoreFixture {
     }
 
     @Test
+    @DisplayName("a record a pass of full batches passed over (past its retention, its lease live) is purged by a later pass once the lease ends")
+    void recordPassedOverIsPurgedByALaterPass() {
+        RecordKey straggler = id("straggler");
+        Duration lease = Duration.ofMillis(1500);
+        ClaimOutcome.Acquired owner = (ClaimOutcome.Acquired) store.claim(new ClaimRequest(straggler, fingerprint("a"), SHORT_LEASE, SHORT_LEASE));
+        long leaseEnds = System.nanoTime() + lease.toNanos();
+        store.renew(straggler, owner.token(), lease);
+        sleep(PAST_SHORT_LEASE);
+        for (int i = 0; i < 4; i++) {
+            RecordKey id = id("later-" + i);
+            store.complete(id, acquire(id).token(), response(200, "old"), Duration.ofMillis(1));
+        }
+        sleep(Duration.ofMillis(30));
+
+        assertThat(store.purge(2)).as("first full batch, the straggler passed over").isEqualTo(2);
+        assertThat(store.purge(2)).as("second full batch, past the straggler's expiry").isEqualTo(2);
+        assertThat(store.purge(2)).as("the pass ends").isZero();
+        assertThat(store.find(straggler)).isPresent();
+        sleep(Duration.ofNanos(Math.max(0, leaseEnds - System.nanoTime())).plusMillis(150));
+        assertThat(store.purge(2)).as("the next pass finds the straggler, its lease over").isEqualTo(1);
+        assertThat(store.find(straggler)).isEmpty();
+    }
+
+    @Test
     @DisplayName("a record past its retention is not purged while its owner's lease is live")
     void liveLeaseOutlivesRetention() {
         RecordKey id = id("long-runner");

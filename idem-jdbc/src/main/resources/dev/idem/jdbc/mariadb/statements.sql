@@ -71,11 +71,13 @@ SELECT token, attempt, recovery_phase, recovery_state FROM idem_record WHERE sco
 SELECT 1 FROM idem_record WHERE scope = ? AND idem_key = ? AND token = ? AND state = 0
 
 -- name: purge
--- Bounded: at most ? rows per statement, oldest expiry first along the index.
+-- Bounded: at most ? rows (the second parameter) from the expiry ? on (the first: where the last full
+-- batch of this pass ended), oldest expiry first along the index; the deleted rows' expiries come back.
 DELETE FROM idem_record
-WHERE expires_at <= {now_ms} AND (state <> 0 OR lease_until <= {now_ms})
+WHERE expires_at >= ? AND expires_at <= {now_ms} AND (state <> 0 OR lease_until <= {now_ms})
 ORDER BY expires_at
 LIMIT ?
+RETURNING expires_at
 
 -- name: lock_migrations_session
 -- A named lock, held by the session across the migration's statements and commits (MariaDB commits

@@ -64,20 +64,25 @@ WHERE r.scope = ? AND r.idem_key = ? AND r.state = 0
 
 -- name: purge
 -- Expired rows one by one, when the layout is set to delete them between drops. By the primary key
--- (a ctid is only unique within one partition).
+-- (a ctid is only unique within one partition). Parameters and result as the unpartitioned purge's:
+-- from the expiry ? on, at most ? rows, the deleted rows' expiries back.
 DELETE FROM idem_record WHERE (scope, idem_key, expires_at) IN (
     SELECT scope, idem_key, expires_at FROM idem_record
-    WHERE expires_at <= {now_ms} AND (state <> 0 OR lease_until <= {now_ms})
+    WHERE expires_at >= ? AND expires_at <= {now_ms} AND (state <> 0 OR lease_until <= {now_ms})
+    ORDER BY expires_at
     LIMIT ? FOR UPDATE SKIP LOCKED)
   AND expires_at <= {now_ms} AND (state <> 0 OR lease_until <= {now_ms})
+RETURNING expires_at
 
 -- name: purge_unpartitioned
 -- The table before its conversion: the store's usual purge.
 DELETE FROM idem_record WHERE ctid = ANY (ARRAY(
     SELECT ctid FROM idem_record
-    WHERE expires_at <= {now_ms} AND (state <> 0 OR lease_until <= {now_ms})
+    WHERE expires_at >= ? AND expires_at <= {now_ms} AND (state <> 0 OR lease_until <= {now_ms})
+    ORDER BY expires_at
     LIMIT ? FOR UPDATE SKIP LOCKED))
   AND expires_at <= {now_ms} AND (state <> 0 OR lease_until <= {now_ms})
+RETURNING expires_at
 
 -- name: partition_create_table
 -- The parent, for a store that starts on a partitioned layout. Same columns and checks as V1; the

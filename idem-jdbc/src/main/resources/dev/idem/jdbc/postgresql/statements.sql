@@ -75,11 +75,17 @@ SELECT scope, idem_key, NULL, NULL, NULL, NULL, fingerprint, status, headers, bo
 (CAST(? AS text), CAST(? AS text), CAST(? AS text), CAST(? AS bigint), CAST(? AS bigint))
 
 -- name: purge
+-- At most ? rows (the second parameter) from the expiry ? on (the first: where the last full batch of
+-- this pass ended), oldest first along the index; the deleted rows' expiries come back. Starting
+-- where the last batch ended matters here: the deleted rows' index entries stay until a vacuum, and a
+-- batch that started at the bottom of the index would walk all of them again.
 DELETE FROM idem_record WHERE ctid = ANY (ARRAY(
     SELECT ctid FROM idem_record
-    WHERE expires_at <= {now_ms} AND (state <> 0 OR lease_until <= {now_ms})
+    WHERE expires_at >= ? AND expires_at <= {now_ms} AND (state <> 0 OR lease_until <= {now_ms})
+    ORDER BY expires_at
     LIMIT ? FOR UPDATE SKIP LOCKED))
   AND expires_at <= {now_ms} AND (state <> 0 OR lease_until <= {now_ms})
+RETURNING expires_at
 
 -- name: lock_migrations
 -- Held to the end of the migration's transaction. Taken before the history table is created,

@@ -10,10 +10,14 @@ CAST(unixepoch('subsec') * 1000000 AS INTEGER)
 max
 
 -- name: purge
+-- At most ? rows (the second parameter) from the expiry ? on (the first: where the last full batch of
+-- this pass ended), oldest first; the deleted rows' expiries come back.
 DELETE FROM idem_record WHERE rowid IN (
     SELECT rowid FROM idem_record
-    WHERE expires_at <= {now_ms} AND (state <> 0 OR lease_until <= {now_ms})
+    WHERE expires_at >= ? AND expires_at <= {now_ms} AND (state <> 0 OR lease_until <= {now_ms})
+    ORDER BY expires_at
     LIMIT ?)
+RETURNING expires_at
 
 -- name: lock_history
 -- Run after create_history in the migration's transaction: a write, even one that changes nothing,
