@@ -7,6 +7,7 @@ import dev.idem.jdbc.JdbcComponentBuilder;
 import dev.idem.jdbc.JdbcIdempotencyStore;
 import dev.idem.jdbc.RetentionPartitions;
 import dev.idem.spi.ListenerCalls;
+import dev.idem.jdbc.support.ExpiryPurge;
 import dev.idem.jdbc.support.FailureText;
 import dev.idem.jdbc.support.Isolation;
 import dev.idem.jdbc.support.Migrator;
@@ -102,6 +103,9 @@ public final class Inbox implements Purgeable {
     private final Duration retention;
     private final InboxListener listener;
     private final InboxRows rows;
+    /** The row-by-row purges of the two tables, each batch after batch along its expiry index. */
+    private final ExpiryPurge purgedMessages = new ExpiryPurge();
+    private final ExpiryPurge purgedCounters = new ExpiryPurge();
     /** What each of this inbox's own transactions does: claim, handle, count a failure, commit. */
     private final InboxTransaction transaction;
     private final Quarantine quarantine;
@@ -412,10 +416,10 @@ public final class Inbox implements Purgeable {
         long dropped = partitions == null ? 0 : partitions.maintain().rowsDropped();
         boolean rowByRow = partitions == null || partitions.deletesExpiredRows() || !partitions.partitioned();
         int deleted = inTransaction("purge", null, c -> {
-            int purged = rowByRow ? rows.executeUpdate(c, "inbox_purge", limit) : 0;
+            int purged = rowByRow ? purgedMessages.deleteBatch(c, sql.get("inbox_purge"), limit) : 0;
             c.commit();
             if (purged < limit) {
-                purged += rows.executeUpdate(c, "inbox_purge_failures", limit - purged);
+                purged += purgedCounters.deleteBatch(c, sql.get("inbox_purge_failures"), limit - purged);
                 c.commit();
             }
             return purged;

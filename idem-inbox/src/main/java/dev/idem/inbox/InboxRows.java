@@ -298,13 +298,6 @@ final class InboxRows {
         }
     }
 
-    int executeUpdate(Connection c, String statement, int limit) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(sql.get(statement))) {
-            ps.setInt(1, limit);
-            return ps.executeUpdate();
-        }
-    }
-
     /**
      * What the quarantine records of {@code cause} beside its class: the chosen text, bounded. A
      * function that fails must not keep the attempt from being counted, so only its failure's class

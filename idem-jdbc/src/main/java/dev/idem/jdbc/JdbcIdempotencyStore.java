@@ -6,6 +6,7 @@ import dev.idem.StoreException;
 import dev.idem.StoredResponse;
 import dev.idem.jdbc.ClaimRows.Claimed;
 import dev.idem.jdbc.internal.HeaderCodec;
+import dev.idem.jdbc.support.ExpiryPurge;
 import dev.idem.jdbc.support.Isolation;
 import dev.idem.jdbc.support.Migrator;
 import dev.idem.jdbc.internal.ReservedConnection;
@@ -91,8 +92,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     private final PartitionedClaims partitionedClaims;
     /** What an operator may ask of the store (see {@link StoreAdministration}). */
     private final JdbcStoreAdministration administration;
-    /** Where the row-by-row purge's next batch starts along the expiry index. */
-    private final PurgeFloor purgeFloor = new PurgeFloor();
+    /** The row-by-row purge, batch after batch along the expiry index. */
+    private final ExpiryPurge rowPurge = new ExpiryPurge();
 
     private JdbcIdempotencyStore(DataSource dataSource, Dialect dialect, String tableName, int cacheEntries, DataSource renewalDataSource,
             SqlStatements.Source sqlSource, Isolation isolation, boolean coalesce, Builder.Partitioning partitioning) {
@@ -325,9 +326,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     public int purge(int limit) {
         Arguments.atLeast("purge limit", limit, 1);
         if (partitions != null) {
-            return inConnection("purge", null, c -> partitions.purge(c, limit, purgeFloor));
+            return inConnection("purge", null, c -> partitions.purge(c, limit, rowPurge));
         }
-        return inConnection("purge", null, c -> purgeFloor.deleteBatch(c, sql.get("purge"), limit));
+        return inConnection("purge", null, c -> rowPurge.deleteBatch(c, sql.get("purge"), limit));
     }
 
     @Override

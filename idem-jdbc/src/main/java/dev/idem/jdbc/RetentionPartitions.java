@@ -1,5 +1,6 @@
 package dev.idem.jdbc;
 
+import dev.idem.jdbc.support.ExpiryPurge;
 import dev.idem.jdbc.support.Migrator;
 import dev.idem.jdbc.support.SqlStatements;
 import dev.idem.jdbc.support.StoreCalls;
@@ -356,15 +357,15 @@ public final class RetentionPartitions {
 
     /**
      * The store's purge: partition maintenance, then rows if configured or while the table is not
-     * partitioned yet, in batches along the expiry index from {@code floor}.
+     * partitioned yet, in batches along the expiry index ({@code rows}).
      */
-    int purge(Connection c, int limit, PurgeFloor floor) throws SQLException {
+    int purge(Connection c, int limit, ExpiryPurge rows) throws SQLException {
         String kind = kind(c);
         if (kind == null) {
             return 0;
         }
         if (!"p".equals(kind)) {
-            return floor.deleteBatch(c, sql.get("purge_unpartitioned"), limit);
+            return rows.deleteBatch(c, sql.get("purge_unpartitioned"), limit);
         }
         long dropped = autoCommitted(c, () -> {
             if (!tryLock(c)) {
@@ -376,7 +377,7 @@ public final class RetentionPartitions {
                 unlock(c);
             }
         });
-        long deleted = deleteRows ? floor.deleteBatch(c, sql.get("purge"), limit) : 0;
+        long deleted = deleteRows ? rows.deleteBatch(c, sql.get("purge"), limit) : 0;
         return (int) Math.min(Integer.MAX_VALUE, dropped + deleted);
     }
 

@@ -6,6 +6,7 @@ import dev.idem.jdbc.Dialect;
 import dev.idem.jdbc.JdbcComponentBuilder;
 import dev.idem.jdbc.JdbcIdempotencyStore;
 import dev.idem.jdbc.RetentionPartitions;
+import dev.idem.jdbc.support.ExpiryPurge;
 import dev.idem.jdbc.support.FailureText;
 import dev.idem.jdbc.support.MessageHeaders;
 import dev.idem.jdbc.support.Migrator;
@@ -72,6 +73,8 @@ public final class Outbox implements Purgeable {
     private final Dialect dialect;
     private final Map<String, String> tableNames;
     private final SqlStatements sql;
+    /** The row-by-row purge of sent events, batch after batch along the expiry index. */
+    private final ExpiryPurge rowPurge = new ExpiryPurge();
     private final Duration retention;
     private final Supplier<Map<String, String>> headerSource;
     /** The operators' reads ({@link #backlog}). */
@@ -274,12 +277,7 @@ public final class Outbox implements Purgeable {
         Arguments.atLeast("purge limit", limit, 1);
         long dropped = partitions == null ? 0 : partitions.maintain().rowsDropped();
         boolean rowByRow = partitions == null || partitions.deletesExpiredRows() || !partitions.partitioned();
-        int deleted = !rowByRow ? 0 : inConnection("purge", c -> withScanIsolation(c, conn -> {
-            try (PreparedStatement ps = conn.prepareStatement(sql.get("outbox_purge"))) {
-                ps.setInt(1, limit);
-                return ps.executeUpdate();
-            }
-        }));
+        int deleted = !rowByRow ? 0 : inConnection("purge", c -> withScanIsolation(c, conn -> rowPurge.deleteBatch(conn, sql.get("outbox_purge"), limit)));
         return (int) Math.min(Integer.MAX_VALUE, dropped + deleted);
     }
 

@@ -47,12 +47,14 @@ ON CONFLICT DO NOTHING
 -- name: inbox_purge
 -- Expired rows one by one (purgeRowsBetweenDrops, or a table not partitioned yet), by the primary
 -- key: a ctid is only unique within one partition.
--- params: limit
+-- params: the lowest expiry to look at (where the last full batch ended), limit; returns the deleted rows' expiries
 DELETE FROM idem_inbox WHERE (consumer, message_id, expires_at) IN (
     SELECT consumer, message_id, expires_at FROM idem_inbox
-    WHERE expires_at <= {now_ms} AND state <> 2
+    WHERE expires_at >= ? AND expires_at <= {now_ms} AND state <> 2
+    ORDER BY expires_at
     LIMIT ? FOR UPDATE SKIP LOCKED)
   AND expires_at <= {now_ms} AND state <> 2
+RETURNING expires_at
 
 -- name: partition_create_table
 -- V2's idem_inbox with the partition key in the primary key; its partitions come after, attached.

@@ -19,18 +19,22 @@ RETURNING message_id
 
 -- name: inbox_purge
 -- Expired processed and dropped rows, never a quarantined one; concurrent purges skip each other's rows.
--- params: limit
+-- params: the lowest expiry to look at (where the last full batch ended), limit; returns the deleted rows' expiries
 DELETE FROM idem_inbox WHERE ctid = ANY (ARRAY(
     SELECT ctid FROM idem_inbox
-    WHERE expires_at <= {now_ms} AND state <> 2
+    WHERE expires_at >= ? AND expires_at <= {now_ms} AND state <> 2
+    ORDER BY expires_at
     LIMIT ? FOR UPDATE SKIP LOCKED))
   AND expires_at <= {now_ms} AND state <> 2
+RETURNING expires_at
 
 -- name: inbox_purge_failures
 -- Expired attempt counters (state 0), never a quarantined message.
--- params: limit
+-- params: the lowest expiry to look at (where the last full batch ended), limit; returns the deleted rows' expiries
 DELETE FROM idem_quarantine WHERE ctid = ANY (ARRAY(
     SELECT ctid FROM idem_quarantine
-    WHERE expires_at <= {now_ms} AND state = 0
+    WHERE expires_at >= ? AND expires_at <= {now_ms} AND state = 0
+    ORDER BY expires_at
     LIMIT ? FOR UPDATE SKIP LOCKED))
   AND expires_at <= {now_ms} AND state = 0
+RETURNING expires_at

@@ -14,6 +14,8 @@
  *       {@link dev.idem.StoreException};</li>
  *   <li>{@link dev.idem.jdbc.support.Tables}: the default table names and the check and renaming of
  *       configured ones;</li>
+ *   <li>{@link dev.idem.jdbc.support.ExpiryPurge}: a row-by-row purge in batches along an expiry
+ *       index, each batch starting where the last one ended;</li>
  *   <li>{@link dev.idem.jdbc.support.FailureText} and {@link dev.idem.jdbc.support.MessageHeaders}: what
  *       a failure's text may say, and a message's headers as text in a column.</li>
  * </ul>

@@ -32,8 +32,9 @@ WHERE aggregate_type = ? AND aggregate_id = ? AND state = 0 AND sequence >= ? AN
 
 -- name: outbox_purge
 -- Sent events past retention, at most ? per statement; never a pending one.
--- params: limit
+-- params: the lowest expiry to look at (where the last full batch ended), limit; returns the deleted rows' expiries
 DELETE FROM idem_outbox
-WHERE state = 1 AND expires_at <= {now_ms}
+WHERE state = 1 AND expires_at >= ? AND expires_at <= {now_ms}
 ORDER BY expires_at
 LIMIT ?
+RETURNING expires_at

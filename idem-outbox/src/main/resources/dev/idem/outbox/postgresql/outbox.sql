@@ -17,8 +17,10 @@ WHERE e.aggregate_type = h.aggregate_type AND e.aggregate_id = h.aggregate_id
   AND e.state = 0 AND e.sequence >= h.sequence AND e.sequence < h.sequence + ?
 
 -- name: outbox_purge
--- params: limit
+-- params: the lowest expiry to look at (where the last full batch ended), limit; returns the deleted rows' expiries
 DELETE FROM idem_outbox WHERE id = ANY (ARRAY(
     SELECT id FROM idem_outbox
-    WHERE state = 1 AND expires_at <= {now_ms}
+    WHERE state = 1 AND expires_at >= ? AND expires_at <= {now_ms}
+    ORDER BY expires_at
     LIMIT ? FOR UPDATE SKIP LOCKED))
+RETURNING expires_at

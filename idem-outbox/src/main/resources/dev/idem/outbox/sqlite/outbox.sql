@@ -15,8 +15,10 @@ WHERE id IN (
     WHERE e.state = 0 AND e.sequence >= h.sequence AND e.sequence < h.sequence + ?)
 
 -- name: outbox_purge
--- params: limit
+-- params: the lowest expiry to look at (where the last full batch ended), limit; returns the deleted rows' expiries
 DELETE FROM idem_outbox WHERE id IN (
     SELECT id FROM idem_outbox
-    WHERE state = 1 AND expires_at <= {now_ms}
+    WHERE state = 1 AND expires_at >= ? AND expires_at <= {now_ms}
+    ORDER BY expires_at
     LIMIT ?)
+RETURNING expires_at

@@ -1,4 +1,4 @@
-package dev.idem.jdbc;
+package dev.idem.jdbc.support;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -7,8 +7,9 @@ import java.sql.SQLException;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Where the next batch of a row-by-row purge starts along the expiry index: at the highest expiry the
- * last full batch deleted, back at the bottom once a batch comes back short (the pass is over).
+ * A row-by-row purge of one table in batches along its expiry index, each batch starting at the
+ * highest expiry the last full batch deleted, back at the bottom once a batch comes back short (the
+ * pass is over). One instance per table; safe for concurrent use.
  *
  * <p>Why: a deleted row's index entry stays until a vacuum (PostgreSQL) or the purge thread (InnoDB)
  * removes it, and on a large table autovacuum comes rarely. A batch that started at the bottom of the
@@ -17,19 +18,26 @@ import java.util.concurrent.atomic.AtomicLong;
  * rows each read 14,000 index pages, 37 ms, for a few rows). Starting where the last batch ended, a
  * pass walks the dead entries once.
  *
- * <p>Nothing is lost by it: a row a batch passes over below the floor (locked by a claim, or past its
- * retention with its lease still live) is found by the next pass, which starts at the bottom again.
+ * <p>Nothing is lost by it: a row a batch passes over below the floor (locked by a concurrent
+ * transaction, or past its retention but not purgeable yet, such as a record whose lease is live) is
+ * found by the next pass, which starts at the bottom again. A race between two callers can only make
+ * a batch pass a row over, with the same outcome.
+ *
+ * <p>The statement's contract: its first parameter is the lowest expiry to look at
+ * ({@code expires_at >= ?}), its second the batch's limit; it deletes at most that many purgeable
+ * rows, oldest expiry first, and returns one row per deleted row whose first column is its expiry
+ * ({@code RETURNING expires_at}).
  */
-final class PurgeFloor {
+public final class ExpiryPurge {
     private final AtomicLong from = new AtomicLong(Long.MIN_VALUE);
 
     /**
-     * One batch of a purge statement whose parameters are the lowest expiry to look at and the batch's
-     * limit, and which returns the deleted rows' expiries; the floor moves on from them.
+     * Runs one batch of {@code statement} (see the class's contract) on {@code c}, in its transaction
+     * mode, and moves the floor on from the rows it deleted.
      *
      * @return the rows deleted
      */
-    int deleteBatch(Connection c, String statement, int limit) throws SQLException {
+    public int deleteBatch(Connection c, String statement, int limit) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(statement)) {
             ps.setLong(1, from.get());
             ps.setInt(2, limit);
