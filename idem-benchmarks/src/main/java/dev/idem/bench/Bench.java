@@ -88,6 +88,9 @@ public final class Bench {
             if (options.parts.contains("scale")) {
                 rows.addAll(new ScaleBench(options, pg).run());
             }
+            if (options.parts.contains("scale-inbox")) {
+                rows.addAll(new InboxScaleBench(options, pg).run());
+            }
             if (options.parts.contains("growth")) {
                 GrowthBench growth = new GrowthBench(options, pg);
                 rows.addAll(growth.run());

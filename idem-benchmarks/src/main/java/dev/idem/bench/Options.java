@@ -10,7 +10,7 @@ import java.util.Set;
 
 /** Command line of {@code ./idem bench}. */
 final class Options {
-    static final Set<String> ALL_PARTS = Set.of("store", "endpoint", "webflux", "inbox", "peers", "growth", "scale");
+    static final Set<String> ALL_PARTS = Set.of("store", "endpoint", "webflux", "inbox", "peers", "growth", "scale", "scale-inbox");
     static final List<String> BACKENDS = List.of("postgresql", "sqlite", OwnServerBench.MARIADB, OwnServerBench.REDIS_RAW,
             RedisStoreBench.ONE, RedisStoreBench.CLUSTER, NatsKvStoreBench.BACKEND);
 
@@ -43,7 +43,8 @@ final class Options {
             "                                on Spring WebFlux and Reactor Netty, without idem and behind IdempotencyWebFilter; peers: the inbox claim against",
             "                                Spring Integration's JdbcMetadataStore and Camel's JdbcMessageIdRepository; also",
             "                                scale (opt-in, minutes): PostgreSQL tables of --rows records, unpartitioned and by partition,",
-            "                                on PostgreSQL and MariaDB, each when --backends includes it (both do by default)",
+            "                                on PostgreSQL and MariaDB, each when --backends includes it (both do by default);",
+            "                                scale-inbox (opt-in): the inbox on PostgreSQL holding --rows processed messages, the same layouts",
             "  --rows 10000000               records the scale part loads into each table (default 10,000,000; at least 24,000);",
             "                                it refuses to start when the estimate (about 500 B a record a table) exceeds the",
             "                                free space of the database's data directory, when that directory is on this machine",
@@ -118,7 +119,7 @@ final class Options {
                 for (String p : value.split(",")) {
                     String part = p.trim().toLowerCase(Locale.ROOT);
                     if (!ALL_PARTS.contains(part)) {
-                        throw new IllegalArgumentException("unknown part '" + part + "'; parts are store, endpoint, webflux, inbox, peers, growth, scale");
+                        throw new IllegalArgumentException("unknown part '" + part + "'; parts are store, endpoint, webflux, inbox, peers, growth, scale, scale-inbox");
                     }
                     parts.add(part);
                 }

@@ -364,6 +364,32 @@ class HarnessSmokeTest {
     }
 
     @Test
+    void inboxScaleLinesLoadBothLayoutsAndPurgeTheExpiredHourOnPostgres() throws Exception {
+        Options options = Options.parse(new String[] {"--duration", "300ms", "--warmup", "100ms", "--parts", "scale-inbox", "--rows", "24000"});
+        try (Postgres pg = new Postgres(RealServices.postgresUrl())) {
+            List<Row> rows = new InboxScaleBench(options, pg).run();
+            // The loaded tables also hold the empty case's messages: "new message, 24,5xx rows".
+            assertThat(rows).extracting(Row::backend).containsExactly("PostgreSQL inbox, unpartitioned", "PostgreSQL inbox, unpartitioned",
+                    "PostgreSQL inbox, unpartitioned", "PostgreSQL inbox, unpartitioned", "PostgreSQL inbox, by partition (1 h)",
+                    "PostgreSQL inbox, by partition (1 h)", "PostgreSQL inbox, by partition (1 h)", "PostgreSQL inbox, by partition (1 h)");
+            for (int first : new int[] {0, 4}) {
+                assertThat(rows.get(first).name()).isEqualTo("new message, empty table");
+                assertThat(rows.get(first + 1).name()).startsWith("new message, 2");
+                assertThat(rows.get(first + 1).ratio()).isPositive().isFinite();
+                assertThat(rows.get(first + 2).name()).startsWith("redelivery of an old message, 2");
+                assertThat(rows.get(first + 3).name()).isEqualTo("purge of the expired hour");
+            }
+            assertThat(rows.get(1).note()).contains(" rows, ").contains("B a row");
+            assertThat(rows.get(2).measured().ops()).as("redeliveries answered DUPLICATE, or an error").isPositive();
+            // A 24th of the messages was loaded expired: the row-by-row purge deletes exactly those; the drop's count is the planner's estimate.
+            assertThat(rows.get(3).measured().ops()).isEqualTo(1000);
+            assertThat(rows.get(7).measured().ops()).as("the expired hour's partition dropped").isPositive();
+            assertThat(rows.get(7).note()).contains("partition dropped");
+            assertThat(rows).allSatisfy(row -> assertThat(row.measured().errors()).isZero());
+        }
+    }
+
+    @Test
     void scaleRunsOnlyTheLayoutsAskedForAndEstimatesItsDisk() throws Exception {
         Options options = Options.parse(new String[] {"--duration", "300ms", "--warmup", "100ms", "--parts", "scale", "--rows", "24000",
                 "--backends", "postgresql", "--layouts", "partitioned"});
