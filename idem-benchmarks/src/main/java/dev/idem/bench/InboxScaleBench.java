@@ -6,7 +6,6 @@ import dev.idem.inbox.InboxHandler;
 import dev.idem.inbox.InboxOutcome;
 import dev.idem.jdbc.RetentionPartitions;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -37,7 +36,6 @@ final class InboxScaleBench {
     private static final long SPREAD = Duration.ofHours(23).toMillis();
     private static final long FIRST_EXPIRY = 60_000;
     private static final int THREADS = 8;
-    private static final int PURGE_BATCH = 500;
     private static final InboxHandler WRITES_NOTHING = (c, m) -> { };
 
     private final Options options;
@@ -85,7 +83,7 @@ final class InboxScaleBench {
         long loadStarted = System.nanoTime();
         long now;
         try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
-            now = queryLong(st, "SELECT CAST(extract(epoch FROM clock_timestamp()) * 1000 AS bigint)");
+            now = ScaleBench.queryLong(st, "SELECT CAST(extract(epoch FROM clock_timestamp()) * 1000 AS bigint)");
             long width = WIDTH.toMillis();
             long hourStart = Math.floorDiv(now, width) * width;
             long expiredFrom = hourStart - width;
@@ -103,15 +101,15 @@ final class InboxScaleBench {
         long bytes;
         long count;
         try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
-            bytes = partitions == null ? queryLong(st, "SELECT pg_total_relation_size('" + table + "')")
-                    : queryLong(st, "SELECT coalesce(sum(pg_total_relation_size(inhrelid)), 0) FROM pg_inherits WHERE inhparent = '" + table + "'::regclass");
-            count = queryLong(st, "SELECT count(*) FROM " + table);
+            bytes = partitions == null ? ScaleBench.queryLong(st, "SELECT pg_total_relation_size('" + table + "')")
+                    : ScaleBench.queryLong(st, "SELECT coalesce(sum(pg_total_relation_size(inhrelid)), 0) FROM pg_inherits WHERE inhparent = '" + table + "'::regclass");
+            count = ScaleBench.queryLong(st, "SELECT count(*) FROM " + table);
         }
         String size = String.format(Locale.ROOT, "%,d rows, %d B a row (heap, indexes), loaded in %d s", count, count == 0 ? 0 : bytes / count,
                 loadMillis / 1000);
         Bench.progress("scale-inbox " + label + ": " + size + "; new messages at full size");
         Measured full = newMessages(inbox);
-        rows.add(new Row("scale-inbox", "new message, " + millions(count) + " rows", label, THREADS, full, "msg/s", null, Double.NaN, size)
+        rows.add(new Row("scale-inbox", "new message, " + ScaleBench.millions(count) + " rows", label, THREADS, full, "msg/s", null, Double.NaN, size)
                 .compare("empty table", empty));
 
         Bench.progress("scale-inbox " + label + ": redeliveries of old messages at full size");
@@ -125,7 +123,7 @@ final class InboxScaleBench {
                 }
             };
         });
-        rows.add(new Row("scale-inbox", "redelivery of an old message, " + millions(count) + " rows", label, THREADS, redelivered, "msg/s",
+        rows.add(new Row("scale-inbox", "redelivery of an old message, " + ScaleBench.millions(count) + " rows", label, THREADS, redelivered, "msg/s",
                 null, Double.NaN, String.format(Locale.ROOT, "ids drawn at random over %,d loaded messages; DUPLICATE", total - firstLive + 1))
                 .compare("new message, full size", full));
 
@@ -134,10 +132,7 @@ final class InboxScaleBench {
         long started = System.nanoTime();
         long purged = 0;
         if (partitions == null) {
-            for (int n = PURGE_BATCH; n == PURGE_BATCH; ) {
-                n = inbox.purge(PURGE_BATCH);
-                purged += n;
-            }
+            purged = ScaleBench.sweepUntilShort(inbox);
         } else {
             purged = partitions.maintain().rowsDropped();
         }
@@ -145,7 +140,7 @@ final class InboxScaleBench {
         long wal = walPosition(ds) - walBefore;
         rows.add(new Row("scale-inbox", "purge of the expired hour", label, 1, new Measured(purged, millis / 1000.0, Double.NaN, Double.NaN, 0, 1),
                 "rows/s", null, Double.NaN, String.format(Locale.ROOT, "%,d rows in %,d ms, %,d B of WAL (whole server)%s", purged, millis, wal,
-                        partitions == null ? ", row by row (Inbox.purge, batches of " + PURGE_BATCH + ")" : ", the expired hour's partition dropped")));
+                        partitions == null ? ", row by row (one Sweeper run, batches of 500)" : ", the expired hour's partition dropped")));
         return rows;
     }
 
@@ -163,18 +158,8 @@ final class InboxScaleBench {
 
     private static long walPosition(HikariDataSource ds) throws SQLException {
         try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
-            return queryLong(st, "SELECT CAST(pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0') AS bigint)");
+            return ScaleBench.queryLong(st, "SELECT CAST(pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0') AS bigint)");
         }
     }
 
-    private static long queryLong(Statement st, String sql) throws SQLException {
-        try (ResultSet rs = st.executeQuery(sql)) {
-            rs.next();
-            return rs.getLong(1);
-        }
-    }
-
-    private static String millions(long rows) {
-        return rows >= 1_000_000 ? String.format(Locale.ROOT, "%.0f M", rows / 1e6) : String.format(Locale.ROOT, "%,d", rows);
-    }
 }

@@ -1,8 +1,10 @@
 package dev.idem.bench;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.idem.Sweeper;
 import dev.idem.jdbc.JdbcIdempotencyStore;
 import dev.idem.jdbc.RetentionPartitions;
+import dev.idem.spi.Purgeable;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -485,15 +487,17 @@ final class ScaleBench {
     private static Purged purgeRowByRow(Database db, HikariDataSource ds, JdbcIdempotencyStore store) throws SQLException {
         long walBefore = logPosition(db, ds);
         long started = System.nanoTime();
-        long total = 0;
-        // Until a batch comes back short, as the Sweeper stops: on a table of tens of millions, records
-        // go on expiring during the purge (about 580 a second at 50 M over 24 h), so a loop until a
-        // batch finds none would never end.
-        for (int n = PURGE_BATCH; n == PURGE_BATCH; ) {
-            n = store.purge(PURGE_BATCH);
-            total += n;
-        }
+        long total = sweepUntilShort(store);
         return new Purged(total, (System.nanoTime() - started) / 1_000_000, walBefore, logPosition(db, ds));
+    }
+
+    /**
+     * One run of the Sweeper, the sweeper's own loop, unbounded in batches: until a batch comes back
+     * short. On a table of tens of millions, records go on expiring during the purge (about 580 a
+     * second at 50 M over 24 h), so a loop until a batch finds none would never end.
+     */
+    static int sweepUntilShort(Purgeable table) {
+        return Sweeper.builder(table).batchSize(PURGE_BATCH).maxBatchesPerRun(Integer.MAX_VALUE).build().sweepOnce();
     }
 
     private static Purged purgeByDrop(Database db, HikariDataSource ds, RetentionPartitions partitions) throws SQLException {
@@ -757,7 +761,7 @@ final class ScaleBench {
         }
     }
 
-    private static long queryLong(Statement st, String sql) throws SQLException {
+    static long queryLong(Statement st, String sql) throws SQLException {
         try (ResultSet rs = st.executeQuery(sql)) {
             rs.next();
             return rs.getLong(1);
@@ -770,7 +774,7 @@ final class ScaleBench {
         }
     }
 
-    private static String millions(long rows) {
+    static String millions(long rows) {
         return rows >= 1_000_000 ? String.format(Locale.ROOT, "%.0f M", rows / 1e6) : String.format(Locale.ROOT, "%,d", rows);
     }
 }

@@ -8,7 +8,6 @@ import dev.idem.jdbc.support.Tables;
 import dev.idem.jdbc.support.Transactions;
 import dev.idem.spi.Arguments;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
